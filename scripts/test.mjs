@@ -1,0 +1,48 @@
+// `npm test`: installs what is missing, type checks, lints, then runs every test file with node's test runner.
+// Node 20's runner takes no globs, so the test files are listed here.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ensureDependencies, root } from "./ensure-deps.mjs";
+
+ensureDependencies();
+
+function run(label, command, args) {
+  console.log(`\n== ${label}`);
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error(`\n${label} failed (exit ${result.status ?? result.signal}).`);
+    process.exit(result.status || 1);
+  }
+}
+
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name.startsWith(".") ? [] : testFiles(path);
+    return entry.name.endsWith(".test.ts") ? [relative(root, path)] : [];
+  });
+}
+
+// Optional filter: `npm test -- bridge` runs only the test files whose path contains "bridge".
+const filters = process.argv.slice(2);
+const files = ["packages", "bench"]
+  .flatMap((dir) => testFiles(join(root, dir)))
+  .sort()
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+
+if (filters.length === 0) {
+  run("type check (tsc --noEmit)", "npx", ["tsc", "--noEmit", "-p", "."]);
+  run("lint (biome)", "npx", ["biome", "check", "."]);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? "4";
+run(`tests (${files.length} files)`, process.execPath, [
+  "--import",
+  "tsx",
+  "--test",
+  `--test-concurrency=${concurrency}`,
+  "--test-timeout=120000",
+  "--test-reporter=spec",
+  ...files,
+]);
