@@ -16,11 +16,12 @@ function installedIsCurrent() {
 
 export function ensureDependencies() {
   if (installedIsCurrent()) return;
-  const command = existsSync(join(root, "package-lock.json")) ? "ci" : "install";
-  console.error(`switchboard: installing dependencies (npm ${command})...`);
-  const result = spawnSync("npm", [command, "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  // `npm install` installs the versions package-lock.json records. Not `npm ci`: npm 11 writes lockfiles without the
+  // other platforms' optional packages (biome's, esbuild's) and then `npm ci` refuses them as out of sync.
+  console.error("switchboard: installing dependencies (npm install)...");
+  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error(`switchboard: npm ${command} failed (exit ${result.status}); fix the error above and run again.`);
+    console.error(`switchboard: npm install failed (exit ${result.status}); fix the error above and run again.`);
     process.exit(result.status ?? 1);
   }
 }
