@@ -1,0 +1,129 @@
+import { errors, Pool } from "undici";
+import type { BackendSettings } from "../config/types.ts";
+import { type UpstreamReply, type UpstreamResponse, UpstreamUnreachable } from "./types.ts";
+
+export interface ClientTimeouts {
+  /** Time allowed until the response headers arrive, and between body chunks. */
+  requestTimeoutMs: number;
+}
+
+type Method = "GET" | "POST";
+
+/** A keep-alive connection pool to one backend, with the backend's headers computed once. */
+export class BackendHttpClient {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #jsonHeaders: Record<string, string>;
+  readonly #plainHeaders: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  constructor(settings: BackendSettings, timeouts: ClientTimeouts) {
+    const url = new URL(settings.url);
+    this.#basePath = url.pathname.replace(/\/+$/, "");
+    this.#timeoutMs = timeouts.requestTimeoutMs;
+    this.#pool = new Pool(url.origin, {
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 300_000,
+      headersTimeout: timeouts.requestTimeoutMs,
+      bodyTimeout: timeouts.requestTimeoutMs,
+      connect: { timeout: Math.min(10_000, timeouts.requestTimeoutMs) },
+    });
+    const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+    this.#plainHeaders = { accept: "application/json", ...auth };
+    this.#jsonHeaders = { "content-type": "application/json", ...auth };
+  }
+
+  /** Starts a request; resolves when the response headers are in. Network failures become UpstreamUnreachable. */
+  async request(
+    method: Method,
+    path: string,
+    body: string | Buffer | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number; requestId?: string } = {},
+  ): Promise<UpstreamResponse> {
+    const headers = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
+    const timeout = options.timeoutMs ?? this.#timeoutMs;
+    try {
+      const response = await this.#pool.request({
+        method,
+        path: this.#basePath + path,
+        headers: options.requestId ? { ...headers, "x-request-id": options.requestId } : headers,
+        body,
+        signal: options.signal,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+      const contentType = response.headers["content-type"];
+      return {
+        statusCode: response.statusCode,
+        contentType: typeof contentType === "string" ? contentType : "application/json",
+        body: response.body,
+      };
+    } catch (error) {
+      throw toUnreachable(error);
+    }
+  }
+
+  /** A request whose body is read in full. */
+  async fetch(
+    method: Method,
+    path: string,
+    body: string | Buffer | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number; requestId?: string } = {},
+  ): Promise<UpstreamReply> {
+    const response = await this.request(method, path, body, options);
+    try {
+      const buffer = Buffer.from(await response.body.arrayBuffer());
+      return { statusCode: response.statusCode, contentType: response.contentType, body: buffer };
+    } catch (error) {
+      throw toUnreachable(error);
+    }
+  }
+
+  /** GET returning parsed JSON; any non-2xx or unparsable body throws. Used by probes. */
+  async getJson(path: string, timeoutMs: number): Promise<unknown> {
+    return this.#json("GET", path, undefined, timeoutMs);
+  }
+
+  async postJson(path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+    return this.#json("POST", path, JSON.stringify(body), timeoutMs);
+  }
+
+  async #json(method: Method, path: string, body: string | undefined, timeoutMs: number): Promise<unknown> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const reply = await this.fetch(method, path, body, { signal, timeoutMs });
+    if (reply.statusCode < 200 || reply.statusCode >= 300) {
+      throw new Error(`${method} ${path} answered HTTP ${reply.statusCode}`);
+    }
+    try {
+      return JSON.parse(reply.body.toString("utf8"));
+    } catch {
+      throw new Error(`${method} ${path} answered invalid JSON`);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+}
+
+export function toUnreachable(error: unknown): Error {
+  if (error instanceof UpstreamUnreachable) return error;
+  if (error instanceof Error && error.name === "AbortError") return error;
+  const timedOut =
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError ||
+    (error instanceof Error && error.name === "TimeoutError");
+  const message = error instanceof Error ? describeNetworkError(error) : String(error);
+  return new UpstreamUnreachable(message, timedOut);
+}
+
+function describeNetworkError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ECONNREFUSED") return "connection refused";
+  if (code === "UND_ERR_HEADERS_TIMEOUT") return "timed out waiting for the response";
+  if (code === "UND_ERR_BODY_TIMEOUT") return "timed out waiting for the response body";
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return "timed out connecting";
+  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") return "connection reset";
+  return code ? `${error.message} (${code})` : error.message;
+}

@@ -1,0 +1,40 @@
+import type { BackendSettings } from "../config/types.ts";
+import { BackendHttpClient, type ClientTimeouts } from "./http-client.ts";
+import { modelFromListEntry } from "./model-facts.ts";
+import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply, UpstreamResponse } from "./types.ts";
+
+/** vLLM, llama.cpp server, LM Studio, exo, generic OpenAI-compatible servers and OpenAI itself. */
+export class OpenAICompatibleBackend implements Backend {
+  protected readonly client: BackendHttpClient;
+
+  constructor(
+    readonly settings: BackendSettings,
+    timeouts: ClientTimeouts,
+  ) {
+    this.client = new BackendHttpClient(settings, timeouts);
+  }
+
+  async probe(timeoutMs: number): Promise<ModelInfo[]> {
+    const list = await this.client.getJson("/v1/models", timeoutMs);
+    const data = list && typeof list === "object" ? (list as Record<string, unknown>)["data"] : undefined;
+    if (!Array.isArray(data)) throw new Error("GET /v1/models answered without a data array");
+    const models: ModelInfo[] = [];
+    for (const entry of data) {
+      const model = modelFromListEntry(entry);
+      if (model) models.push(model);
+    }
+    return models;
+  }
+
+  chat(body: string | Buffer, requestId: string, signal: AbortSignal): Promise<UpstreamResponse> {
+    return this.client.request("POST", "/v1/chat/completions", body, { signal, requestId });
+  }
+
+  embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
+    return this.client.fetch("POST", "/v1/embeddings", JSON.stringify(call.body), { signal, requestId });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

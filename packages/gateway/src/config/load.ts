@@ -1,0 +1,181 @@
+import { readFileSync } from "node:fs";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { checkAliases } from "./aliases.ts";
+import { ConfigError } from "./config-error.ts";
+import { defaultConfigInput } from "./defaults.ts";
+import { formatIssue } from "./format-issue.ts";
+import {
+  BACKEND_TYPES,
+  CLOUD_TYPES,
+  configSchema,
+  INACTIVE_SECTIONS,
+  type RawConfig,
+  UNSUPPORTED_TYPES,
+} from "./schema.ts";
+import type { BackendSettings, GatewayConfig } from "./types.ts";
+
+export interface LoadOptions {
+  /** Path given on the command line (-c); wins over NEXUS_CONFIG. */
+  path?: string | undefined;
+  host?: string | undefined;
+  port?: number | string | undefined;
+  logLevel?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Loads, validates and overlays the configuration: CLI flags > environment > file > defaults. Throws ConfigError. */
+export function loadConfig(options: LoadOptions = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]);
+  let input: Record<string, unknown>;
+  let source: string;
+  if (path === undefined) {
+    input = defaultConfigInput();
+    source = "(built-in defaults)";
+  } else {
+    source = path;
+    input = readToml(path);
+  }
+  applyOverrides(input, source, env, options);
+  return buildConfig(input, source, env);
+}
+
+/** Parses TOML text; exported for tests and `config init` verification. */
+export function parseConfigText(text: string, source: string, env: NodeJS.ProcessEnv = {}): GatewayConfig {
+  return buildConfig(parseTomlText(text, source), source, env);
+}
+
+function readToml(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : `cannot read (${code})`;
+    throw new ConfigError(`${path}: ${why}`);
+  }
+  return parseTomlText(text, path);
+}
+
+function parseTomlText(text: string, source: string): Record<string, unknown> {
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split("\n")[0] ?? "invalid TOML";
+      throw new ConfigError(
+        `${source}:${error.line}:${error.column}: invalid TOML: ${first.replace(/^Invalid TOML document: /, "")}`,
+      );
+    }
+    throw new ConfigError(`${source}: invalid TOML: ${(error as Error).message}`);
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function section(input: Record<string, unknown>, name: string): Record<string, unknown> {
+  const existing = input[name];
+  if (existing !== null && typeof existing === "object" && !Array.isArray(existing)) {
+    return existing as Record<string, unknown>;
+  }
+  const created: Record<string, unknown> = {};
+  input[name] = created;
+  return created;
+}
+
+function parsePort(value: string | number, origin: string, source: string): number {
+  const port = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ConfigError(`${source}: ${origin}: ${JSON.stringify(String(value))} is not a port; allowed: 1-65535`);
+  }
+  return port;
+}
+
+function applyOverrides(input: Record<string, unknown>, source: string, env: NodeJS.ProcessEnv, options: LoadOptions) {
+  const host = options.host ?? nonEmpty(env["NEXUS_HOST"]);
+  const port = options.port ?? nonEmpty(env["NEXUS_PORT"]);
+  const level = options.logLevel ?? nonEmpty(env["NEXUS_LOG_LEVEL"]);
+  const format = nonEmpty(env["NEXUS_LOG_FORMAT"]);
+  if (host !== undefined) section(input, "server")["host"] = host;
+  if (port !== undefined) {
+    const origin = options.port !== undefined ? "--port" : "NEXUS_PORT";
+    section(input, "server")["port"] = parsePort(port, origin, source);
+  }
+  if (level !== undefined) section(input, "logging")["level"] = level.toLowerCase();
+  if (format !== undefined) section(input, "logging")["format"] = format.toLowerCase();
+}
+
+function normaliseUrl(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): BackendSettings[] {
+  const names = new Set<string>();
+  return raw.backends.map((backend, index) => {
+    const where = `${source}: backends[${index}]`;
+    if (names.has(backend.name)) {
+      throw new ConfigError(
+        `${where}.name: "${backend.name}" is already used by another backend; names must be unique`,
+      );
+    }
+    names.add(backend.name);
+    if (UNSUPPORTED_TYPES.has(backend.type)) {
+      const supported = BACKEND_TYPES.filter((type) => !UNSUPPORTED_TYPES.has(type)).join(", ");
+      throw new ConfigError(
+        `${where}.type: "${backend.type}" is not supported yet (cloud translation comes in a later release); allowed: ${supported}`,
+      );
+    }
+    let apiKey: string | undefined;
+    if (backend.api_key_env !== undefined) {
+      apiKey = nonEmpty(env[backend.api_key_env]);
+      if (apiKey === undefined) {
+        throw new ConfigError(`${where}.api_key_env: environment variable ${backend.api_key_env} is not set`);
+      }
+    } else if (backend.type === "openai") {
+      throw new ConfigError(
+        `${where}.api_key_env: required for type "openai" (the name of the variable holding the key)`,
+      );
+    }
+    const kind = CLOUD_TYPES.has(backend.type) ? "cloud" : "local";
+    return {
+      name: backend.name,
+      url: normaliseUrl(backend.url),
+      type: backend.type,
+      kind,
+      zone: backend.zone ?? (kind === "cloud" ? "open" : "restricted"),
+      tier: backend.tier,
+      priority: backend.priority,
+      maxConcurrent: backend.max_concurrent,
+      apiKey,
+      models: backend.models ?? [],
+    };
+  });
+}
+
+function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS.ProcessEnv): GatewayConfig {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${source}: ${formatIssue(issue, configSchema, input)}`);
+  }
+  const raw = parsed.data;
+  const aliasProblem = checkAliases(raw.routing.aliases);
+  if (aliasProblem) throw new ConfigError(`${source}: routing.aliases: ${aliasProblem}`);
+  const { policies, budget: _budget, ...routing } = raw.routing;
+  const inactiveSections = INACTIVE_SECTIONS.filter((name) => {
+    if (name === "routing.budget") return raw.routing.budget !== undefined;
+    return raw[name] !== undefined;
+  });
+  return {
+    source,
+    server: raw.server,
+    healthCheck: raw.health_check,
+    routing,
+    policies,
+    logging: { level: raw.logging.level, format: raw.logging.format },
+    backends: buildBackends(raw, source, env),
+    inactiveSections,
+  };
+}

@@ -1,0 +1,162 @@
+import { z } from "zod";
+
+/** Backend protocols accepted in `[[backends]] type`. anthropic and google are recognised but rejected at load. */
+export const BACKEND_TYPES = [
+  "ollama",
+  "vllm",
+  "llamacpp",
+  "lmstudio",
+  "exo",
+  "generic",
+  "openai",
+  "anthropic",
+  "google",
+] as const;
+export type BackendType = (typeof BACKEND_TYPES)[number];
+
+export const CLOUD_TYPES: ReadonlySet<BackendType> = new Set(["openai", "anthropic", "google"]);
+export const UNSUPPORTED_TYPES: ReadonlySet<BackendType> = new Set(["anthropic", "google"]);
+
+export const CAPABILITIES = ["completion", "vision", "tools", "json", "embeddings"] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export const STRATEGIES = ["smart", "round_robin", "priority_only", "random"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export const ZONES = ["restricted", "open"] as const;
+export type Zone = (typeof ZONES)[number];
+
+const lowerCase = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : value);
+const positiveSeconds = z.number().positive();
+const count = z.number().int().min(1);
+
+const staticModel = z.strictObject({
+  id: z.string().min(1),
+  context_length: z.number().int().min(1).optional(),
+  capabilities: z.array(z.enum(CAPABILITIES)).optional(),
+});
+
+const backend = z.strictObject({
+  name: z.string().min(1),
+  url: z.url({ protocol: /^https?$/ }),
+  type: z.enum(BACKEND_TYPES),
+  priority: z.number().int().default(50),
+  api_key_env: z.string().min(1).optional(),
+  zone: z.preprocess(lowerCase, z.enum(ZONES)).optional(),
+  tier: z.number().int().min(1).max(5).default(1),
+  max_concurrent: count.optional(),
+  models: z.array(staticModel).optional(),
+});
+
+const server = z.strictObject({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.number().int().min(1).max(65535).default(8000),
+  request_timeout_seconds: positiveSeconds.default(300),
+  max_concurrent_requests: count.optional(),
+  body_limit_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  client_timeout_seconds: positiveSeconds.default(30),
+});
+
+const healthCheck = z.strictObject({
+  enabled: z.boolean().default(true),
+  interval_seconds: positiveSeconds.default(30),
+  timeout_seconds: positiveSeconds.default(5),
+  failure_threshold: count.default(3),
+  recovery_threshold: count.default(2),
+});
+
+const policy = z.strictObject({
+  model_pattern: z.string().min(1),
+  privacy: z.preprocess(lowerCase, z.enum(["restricted", "unrestricted"])).default("unrestricted"),
+  min_tier: z.number().int().min(1).max(5).optional(),
+  max_cost_per_request: z.number().nonnegative().optional(),
+  fallback_allowed: z.boolean().default(true),
+});
+
+const budget = z.strictObject({
+  monthly_limit_usd: z.number().nonnegative().optional(),
+  soft_limit_percent: z.number().min(0).max(100).default(75),
+  hard_limit_action: z.enum(["warn", "block_cloud", "block_all"]).default("warn"),
+  reconciliation_interval_secs: count.default(60),
+});
+
+const routing = z.strictObject({
+  strategy: z.enum(STRATEGIES).default("smart"),
+  max_retries: z.number().int().min(0).max(10).default(2),
+  weights: z
+    .strictObject({
+      priority: z.number().int().min(0).default(50),
+      load: z.number().int().min(0).default(30),
+      latency: z.number().int().min(0).default(20),
+    })
+    .default({ priority: 50, load: 30, latency: 20 }),
+  aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
+  fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
+  policies: z.array(policy).default([]),
+  budget: budget.optional(),
+});
+
+const logging = z.strictObject({
+  level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  format: z.enum(["pretty", "json"]).optional(),
+  component_levels: z.record(z.string(), z.string()).optional(),
+  enable_content_logging: z.boolean().optional(),
+});
+
+// Sections Nexus knows and Switchboard accepts (so a nexus.toml loads unchanged) but does not act on yet.
+const discovery = z.strictObject({
+  enabled: z.boolean().optional(),
+  service_types: z.array(z.string()).optional(),
+  grace_period_seconds: z.number().int().min(0).optional(),
+});
+const quality = z.strictObject({
+  error_rate_threshold: z.number().min(0).max(1).optional(),
+  ttft_penalty_threshold_ms: z.number().int().min(0).optional(),
+  metrics_interval_seconds: z.number().int().min(1).optional(),
+});
+const queue = z.strictObject({
+  enabled: z.boolean().optional(),
+  max_size: z.number().int().min(0).optional(),
+  max_wait_seconds: z.number().int().min(1).optional(),
+});
+const lifecycle = z.strictObject({
+  timeout_ms: z.number().int().min(1).optional(),
+  vram_headroom_percent: z.number().int().min(0).max(100).optional(),
+  vram_buffer_percent: z.number().int().min(0).max(100).optional(),
+  vram_heuristic_max_gb: z.number().int().min(0).optional(),
+});
+const fleet = z.strictObject({
+  enabled: z.boolean().optional(),
+  min_sample_days: z.number().int().min(0).optional(),
+  min_request_count: z.number().int().min(0).optional(),
+  analysis_interval_seconds: z.number().int().min(1).optional(),
+  max_recommendations: z.number().int().min(0).optional(),
+});
+
+export const configSchema = z.strictObject({
+  server: server.default(server.parse({})),
+  health_check: healthCheck.default(healthCheck.parse({})),
+  routing: routing.default(routing.parse({})),
+  logging: logging.default(logging.parse({})),
+  backends: z.array(backend).default([]),
+  discovery: discovery.optional(),
+  quality: quality.optional(),
+  queue: queue.optional(),
+  lifecycle: lifecycle.optional(),
+  fleet: fleet.optional(),
+});
+
+/** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
+export const INACTIVE_SECTIONS = ["discovery", "quality", "queue", "lifecycle", "fleet", "routing.budget"] as const;
+
+export type RawConfig = z.output<typeof configSchema>;
+export type BackendConfig = z.output<typeof backend>;
+export type StaticModelConfig = z.output<typeof staticModel>;
+export type PolicyConfig = z.output<typeof policy>;
+export type ServerConfig = z.output<typeof server>;
+export type HealthCheckConfig = z.output<typeof healthCheck>;
+export type RoutingConfig = z.output<typeof routing>;

@@ -1,0 +1,48 @@
+import type {
+  BackendType,
+  Capability,
+  HealthCheckConfig,
+  PolicyConfig,
+  RoutingConfig,
+  ServerConfig,
+  StaticModelConfig,
+  Zone,
+} from "./schema.ts";
+
+export type BackendKind = "local" | "cloud";
+
+/** One backend as the rest of the gateway sees it: validated, defaults applied, its key read from the environment. */
+export interface BackendSettings {
+  name: string;
+  /** Base URL without a trailing slash and without `/v1`. */
+  url: string;
+  type: BackendType;
+  kind: BackendKind;
+  zone: Zone;
+  tier: number;
+  priority: number;
+  maxConcurrent: number | undefined;
+  /** Read from the environment variable named by api_key_env; never logged, never sent to clients. */
+  apiKey: string | undefined;
+  models: StaticModelConfig[];
+}
+
+export interface LoggingSettings {
+  level: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+  format: "pretty" | "json" | undefined;
+}
+
+export interface GatewayConfig {
+  /** The file it came from, or "(built-in defaults)". */
+  source: string;
+  server: ServerConfig;
+  healthCheck: HealthCheckConfig;
+  routing: Omit<RoutingConfig, "policies" | "budget">;
+  policies: PolicyConfig[];
+  logging: LoggingSettings;
+  backends: BackendSettings[];
+  /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */
+  inactiveSections: string[];
+}
+
+export type { BackendType, Capability, StaticModelConfig, Zone };

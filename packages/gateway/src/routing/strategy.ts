@@ -1,0 +1,56 @@
+import type { Strategy } from "../config/schema.ts";
+import type { Candidate } from "./types.ts";
+
+export interface Weights {
+  priority: number;
+  load: number;
+  latency: number;
+}
+
+/** smart: lower priority number, fewer requests in flight and lower probe latency score higher (0..100). */
+export function smartScore(candidate: Candidate, weights: Weights): number {
+  const priority = 100 - Math.min(Math.max(candidate.settings.priority, 0), 100);
+  const load = 100 - Math.min(candidate.pending, 100);
+  const latency = 100 - Math.min((candidate.probeLatencyMs ?? 0) / 10, 100);
+  const total = weights.priority + weights.load + weights.latency;
+  if (total === 0) return 0;
+  return (priority * weights.priority + load * weights.load + latency * weights.latency) / total;
+}
+
+export interface StrategyState {
+  /** Next round-robin position per model. */
+  counters: Map<string, number>;
+  random: () => number;
+}
+
+/** Orders the candidates: the first is chosen, the rest are the failover order. Stable for equal scores. */
+export function orderCandidates<C extends Candidate>(
+  candidates: readonly C[],
+  strategy: Strategy,
+  weights: Weights,
+  model: string,
+  state: StrategyState,
+): C[] {
+  if (candidates.length <= 1) return [...candidates];
+  const byPriority = () => [...candidates].sort((a, b) => a.settings.priority - b.settings.priority);
+  switch (strategy) {
+    case "priority_only":
+      return byPriority();
+    case "round_robin": {
+      const position = state.counters.get(model) ?? 0;
+      state.counters.set(model, (position + 1) % candidates.length);
+      const start = position % candidates.length;
+      return [...candidates.slice(start), ...candidates.slice(0, start)];
+    }
+    case "random": {
+      const pick = Math.min(Math.floor(state.random() * candidates.length), candidates.length - 1);
+      const rest = byPriority().filter((candidate) => candidate !== candidates[pick]);
+      return [candidates[pick]!, ...rest];
+    }
+    default: {
+      const scored = candidates.map((candidate) => ({ candidate, score: smartScore(candidate, weights) }));
+      scored.sort((a, b) => b.score - a.score);
+      return scored.map((entry) => entry.candidate);
+    }
+  }
+}
