@@ -1,3 +1,14 @@
+export {
+  type ChatRequest,
+  type FakeLlmOptions,
+  type FakeLlmServer,
+  type FakeModel,
+  type Fault,
+  type RecordedRequest,
+  startFakeOllama,
+  startFakeOpenAI,
+  type ToolCall,
+} from "./llm/index.ts";
 export { freePort, isPortOpen, waitForPort } from "./ports.ts";
 export { ManagedProcess, type Readiness, type StartOptions, startProcess, type Teardown, tsNode } from "./process.ts";
 export { waitUntil, withTimeout } from "./wait.ts";
