@@ -1,0 +1,114 @@
+// Validation of a message a client posts (POST /api/message or a websocket frame). Every problem is a designed
+// 400 with a message saying what to fix; nothing a client sends reaches the router unchecked.
+import { Events, type Message } from "../../message.ts";
+
+/** Events a client may post; the rest are internal (get_channel_members crashes Matterbridge) or need ids. */
+export const CLIENT_EVENTS: readonly string[] = [
+  "",
+  Events.userAction,
+  Events.joinLeave,
+  Events.topicChange,
+  Events.userTyping,
+];
+
+const STRING_FIELDS = [
+  "text",
+  "channel",
+  "username",
+  "userid",
+  "avatar",
+  "account",
+  "event",
+  "protocol",
+  "gateway",
+  "parent_id",
+  "timestamp",
+  "id",
+] as const;
+type StringField = (typeof STRING_FIELDS)[number];
+
+export class InboundError extends Error {
+  constructor(
+    readonly status: 400,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where an account may post: gateway name -> its channel there. */
+export type PostTargets = ReadonlyMap<string, string>;
+
+function bad(message: string): never {
+  throw new InboundError(400, message);
+}
+
+export function parseJson(text: string): unknown {
+  if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    bad(`invalid JSON: ${error instanceof Error ? error.message : "syntax error"}`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  return Array.isArray(value) ? "array" : typeof value;
+}
+
+function targetsText(targets: PostTargets): string {
+  const names = [...targets.keys()];
+  return names.length > 0 ? `this account can post to: ${names.join(", ")}` : "this account cannot post to any gateway";
+}
+
+/**
+ * Builds the Message an api account injects. Keys match case-insensitively, like Matterbridge's Go decoder.
+ * channel/protocol/account/id/timestamp from the client are ignored (set by the service), as in Matterbridge.
+ */
+export function toMessage(body: unknown, accountId: string, targets: PostTargets, timestamp: string): Message {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    bad(`the body must be a JSON object (a Message), not ${describe(body)}`);
+  }
+  const fields: Partial<Record<StringField, string>> = {};
+  let extra: unknown = null;
+  for (const [rawKey, value] of Object.entries(body)) {
+    const key = rawKey.toLowerCase();
+    if (key === "extra") {
+      extra = value;
+      continue;
+    }
+    if (!(STRING_FIELDS as readonly string[]).includes(key)) continue;
+    if (value === null) continue;
+    if (typeof value !== "string") bad(`field "${key}" must be a string, not ${describe(value)}`);
+    fields[key as StringField] = value;
+  }
+  if (extra !== null) bad('field "Extra" must be null: attachments are not supported through the API yet');
+
+  const event = fields.event ?? "";
+  if (!CLIENT_EVENTS.includes(event)) {
+    bad(`event "${event}" cannot be posted; allowed: "" (a normal message), ${CLIENT_EVENTS.slice(1).join(", ")}`);
+  }
+  const text = fields.text ?? "";
+  if (text.trim() === "" && event !== Events.userTyping) bad("text is empty: nothing to send");
+  const gateway = fields.gateway ?? "";
+  if (gateway === "") bad(`field "gateway" is missing; ${targetsText(targets)}`);
+  const channel = targets.get(gateway);
+  if (channel === undefined) bad(`gateway "${gateway}" is not one this account can post to; ${targetsText(targets)}`);
+
+  return {
+    text,
+    channel,
+    username: fields.username ?? "",
+    userid: fields.userid ?? "",
+    avatar: fields.avatar ?? "",
+    account: accountId,
+    event,
+    protocol: "api",
+    gateway,
+    parent_id: fields.parent_id ?? "",
+    timestamp,
+    id: "",
+    Extra: null,
+  };
+}

@@ -1,0 +1,76 @@
+// switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
+import { resolve } from "node:path";
+import { SUPPORTED_PROTOCOLS } from "./accounts/registry.ts";
+import { parseArgs, USAGE, UsageError } from "./args.ts";
+import { Bridge } from "./bridge.ts";
+import { ConfigError } from "./config/errors.ts";
+import { loadConfig } from "./config/load.ts";
+import { createLogger } from "./logger.ts";
+import { VERSION } from "./version.ts";
+
+const NAME = "switchboard-bridge";
+
+function die(message: string, code: number): never {
+  process.stderr.write(`${NAME}: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseArgs>;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) die(`${error.message}\n${USAGE}`, 2);
+    throw error;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(
+      `${NAME} version ${VERSION} (matterbridge-compatible config and API) node ${process.version}\n`,
+    );
+    return;
+  }
+
+  const path = resolve(args.conf);
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(path, { supportedProtocols: SUPPORTED_PROTOCOLS });
+  } catch (error) {
+    if (error instanceof ConfigError) die(`config error: ${error.message}`, 1);
+    throw error;
+  }
+
+  const logger = createLogger({ debug: args.debug });
+  logger.info(`${NAME} ${VERSION} using ${path}`);
+  const bridge = new Bridge(config, { logger, debug: args.debug });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received: stopping`);
+    // Whatever happens, the process does not outlive a stop request by more than a few seconds.
+    setTimeout(() => process.exit(0), 5_000).unref();
+    bridge.stop().then(
+      () => process.exit(0),
+      () => process.exit(0),
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("uncaughtException", (error) => {
+    logger.fatal({ err: error }, "uncaught exception");
+    process.exit(1);
+  });
+
+  try {
+    await bridge.start();
+  } catch (error) {
+    die(error instanceof Error ? error.message : String(error), 1);
+  }
+}
+
+await main();

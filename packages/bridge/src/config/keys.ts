@@ -1,0 +1,81 @@
+// The account and [general] keys Switchboard understands, with their types. Keys match case-insensitively.
+import { z } from "zod";
+
+export type KeyKind = "string" | "integer" | "boolean" | "pairs";
+
+const pairs = z.array(z.tuple([z.string(), z.string()]), {
+  error: "must be a list of [regex, replacement] pairs of strings",
+});
+
+const kinds = {
+  string: z.string({ error: "must be a string" }),
+  integer: z.int({ error: "must be an integer" }),
+  boolean: z.boolean({ error: "must be true or false" }),
+  pairs,
+} as const;
+
+interface KeySpec {
+  /** The spelling Matterbridge documents; shown in messages. */
+  name: string;
+  kind: KeyKind;
+}
+
+/** Keys of an account section (also valid in [general] as defaults). */
+export const ACCOUNT_KEYS = {
+  remotenickformat: { name: "RemoteNickFormat", kind: "string" },
+  stripnick: { name: "StripNick", kind: "boolean" },
+  label: { name: "Label", kind: "string" },
+  ignorenicks: { name: "IgnoreNicks", kind: "string" },
+  ignoremessages: { name: "IgnoreMessages", kind: "string" },
+  replacemessages: { name: "ReplaceMessages", kind: "pairs" },
+  replacenicks: { name: "ReplaceNicks", kind: "pairs" },
+  extractnicks: { name: "ExtractNicks", kind: "pairs" },
+  showjoinpart: { name: "ShowJoinPart", kind: "boolean" },
+  showtopicchange: { name: "ShowTopicChange", kind: "boolean" },
+  synctopic: { name: "SyncTopic", kind: "boolean" },
+  preservethreading: { name: "PreserveThreading", kind: "boolean" },
+  bindaddress: { name: "BindAddress", kind: "string" },
+  buffer: { name: "Buffer", kind: "integer" },
+  token: { name: "Token", kind: "string" },
+  bodylimit: { name: "BodyLimit", kind: "integer" },
+} as const satisfies Record<string, KeySpec>;
+
+export type AccountKey = keyof typeof ACCOUNT_KEYS;
+
+type KindType<K extends KeyKind> = z.infer<(typeof kinds)[K]>;
+
+/** Values of the known keys, typed; absent keys are undefined. */
+export type Settings = { -readonly [K in AccountKey]?: KindType<(typeof ACCOUNT_KEYS)[K]["kind"]> };
+
+export function isAccountKey(key: string): key is AccountKey {
+  return Object.hasOwn(ACCOUNT_KEYS, key);
+}
+
+/** Validates one value; returns an error text (without the location) or undefined. */
+export function checkValue(key: AccountKey, value: unknown): string | undefined {
+  const result = kinds[ACCOUNT_KEYS[key].kind].safeParse(value);
+  if (result.success) return undefined;
+  return result.error.issues[0]?.message ?? "has an invalid value";
+}
+
+/** Converts an environment variable's text to the key's type (lists are given as JSON). */
+export function fromEnv(key: AccountKey, text: string): unknown {
+  switch (ACCOUNT_KEYS[key].kind) {
+    case "string":
+      return text;
+    case "integer":
+      return /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text;
+    case "boolean": {
+      const lower = text.trim().toLowerCase();
+      if (lower === "true" || lower === "1") return true;
+      if (lower === "false" || lower === "0" || lower === "") return false;
+      return text;
+    }
+    case "pairs":
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text;
+      }
+  }
+}

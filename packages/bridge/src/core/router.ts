@@ -1,0 +1,190 @@
+// The router: a message received by an account goes to every other channel of its gateways that the directions
+// allow, never back to its own channel, each destination getting its own copy.
+import type { Logger } from "pino";
+import type { BridgeConfig, ChannelConfig } from "../config/types.ts";
+import { Events, type Message, PARENT_NOT_FOUND } from "../message.ts";
+import { timestampNow } from "../timestamp.ts";
+import type { Account, Delivery, MessageSink, RouteResult } from "./account.ts";
+import { destinationAccepts, destinationNick, INTERNAL_EVENTS, isIgnored, rewriteAtSource } from "./filters.ts";
+import { type CopyId, cacheKey, MessageIdCache } from "./id-cache.ts";
+import { formatNick } from "./nick-format.ts";
+import { type AccountRules, compileRules } from "./rules.ts";
+
+interface Endpoint {
+  config: ChannelConfig;
+  account: Account;
+  rules: AccountRules;
+  receives: boolean;
+  sends: boolean;
+}
+
+interface RoutedGateway {
+  name: string;
+  endpoints: Endpoint[];
+  cache: MessageIdCache;
+}
+
+export interface RouterOptions {
+  logger: Logger;
+  debug?: boolean;
+  idCacheSize?: number;
+}
+
+export class Router implements MessageSink {
+  readonly #gateways: RoutedGateway[] = [];
+  /** For each source account: the gateways it is on. */
+  readonly #gatewaysOf = new Map<string, RoutedGateway[]>();
+  readonly #rules = new Map<string, AccountRules>();
+  readonly #logger: Logger;
+  readonly #debug: boolean;
+
+  constructor(config: BridgeConfig, accounts: ReadonlyMap<string, Account>, options: RouterOptions) {
+    this.#logger = options.logger;
+    this.#debug = options.debug ?? false;
+    for (const [id, account] of config.accounts) this.#rules.set(id, compileRules(account.settings));
+    for (const gateway of config.gateways) {
+      const routed: RoutedGateway = {
+        name: gateway.name,
+        endpoints: [],
+        cache: new MessageIdCache(options.idCacheSize),
+      };
+      for (const channel of gateway.channels) {
+        const account = accounts.get(channel.account);
+        const rules = this.#rules.get(channel.account);
+        if (!account || !rules) throw new Error(`router: account ${channel.account} was not created`);
+        routed.endpoints.push({
+          config: channel,
+          account,
+          rules,
+          // `in`: messages come from the platform into the gateway; `out`: the gateway sends to the platform.
+          receives: channel.direction !== "out",
+          sends: channel.direction !== "in",
+        });
+        const list = this.#gatewaysOf.get(channel.account) ?? [];
+        if (!list.includes(routed)) list.push(routed);
+        this.#gatewaysOf.set(channel.account, list);
+      }
+      this.#gateways.push(routed);
+    }
+  }
+
+  receive(source: Account, message: Message, onlyGateway?: string): RouteResult {
+    const rules = this.#rules.get(source.id);
+    if (!rules) return { deliveries: 0, dropped: "no-route" };
+    if (INTERNAL_EVENTS.has(message.event)) {
+      if (this.#debug) this.#logger.debug({ account: source.id, event: message.event }, "internal event not routed");
+      return { deliveries: 0, dropped: "internal-event" };
+    }
+    message.account = source.id;
+    message.protocol = source.protocol;
+    if (message.timestamp === "") message.timestamp = timestampNow();
+    if (isIgnored(message, rules.source)) {
+      if (this.#debug) this.#logger.debug({ account: source.id, username: message.username }, "message ignored");
+      return { deliveries: 0, dropped: "ignored" };
+    }
+    rewriteAtSource(message, rules.source);
+
+    let deliveries = 0;
+    for (const gateway of this.#gatewaysOf.get(source.id) ?? []) {
+      if (onlyGateway !== undefined && gateway.name !== onlyGateway) continue;
+      deliveries += this.#routeInGateway(gateway, source, message, rules);
+    }
+    if (this.#debug) {
+      this.#logger.debug({ account: source.id, gateway: onlyGateway, deliveries }, "message routed");
+    }
+    return deliveries > 0 ? { deliveries } : { deliveries, dropped: "no-route" };
+  }
+
+  #routeInGateway(gateway: RoutedGateway, source: Account, message: Message, rules: AccountRules): number {
+    const from = gateway.endpoints.find((e) => e.account === source && e.config.channel === message.channel);
+    if (!from?.receives) return 0;
+    const key = message.id === "" ? undefined : cacheKey(source.id, message.id);
+    const known = key === undefined ? undefined : gateway.cache.get(key);
+    const parentKey = message.parent_id === "" ? undefined : gateway.cache.canonical(source.id, message.parent_id);
+    const copies: CopyId[] = [];
+    const pending: Promise<void>[] = [];
+    let deliveries = 0;
+
+    for (const to of gateway.endpoints) {
+      if (to === from || !to.sends) continue;
+      // Never back to the channel the message came from.
+      if (to.account === source && to.config.channel === message.channel) continue;
+      if (from.config.sameChannel && (to.account === source || to.config.channel !== message.channel)) continue;
+      const destination = to.rules.destination;
+      if (!destinationAccepts(message.event, destination, to.account.capabilities.userTyping)) continue;
+      const copyId = known?.find((c) => c.account === to.account.id && c.channel === to.config.channel)?.id ?? "";
+      if (message.event === Events.msgDelete && copyId === "") continue;
+
+      const copy: Message = {
+        ...message,
+        gateway: gateway.name,
+        username: formatNick(destination.nickFormat, {
+          NICK: destinationNick(message.username, rules.source, destination),
+          PROTOCOL: source.protocol,
+          BRIDGE: source.name,
+          GATEWAY: gateway.name,
+          LABEL: rules.source.label,
+          CHANNEL: message.channel,
+          USERID: message.userid,
+        }),
+        id: copyId,
+        parent_id: this.#parentFor(message.parent_id, parentKey, gateway, to, destination.preserveThreading),
+      };
+      const delivery: Delivery = {
+        message: copy,
+        channel: to.config.channel,
+        gateway: gateway.name,
+        options: to.config.options,
+      };
+      deliveries++;
+      const result = this.#send(to.account, delivery);
+      if (typeof result === "string") {
+        if (result !== "") copies.push({ account: to.account.id, channel: to.config.channel, id: result });
+      } else {
+        pending.push(
+          result.then((id) => {
+            if (id !== "") copies.push({ account: to.account.id, channel: to.config.channel, id });
+          }),
+        );
+      }
+    }
+    if (key !== undefined && known === undefined) {
+      if (pending.length === 0) gateway.cache.set(key, copies);
+      else void Promise.all(pending).then(() => gateway.cache.set(key, copies));
+    }
+    return deliveries;
+  }
+
+  /** A destination's parent id: its own copy of the parent, the parent itself if it was posted there, or not-found. */
+  #parentFor(
+    parent: string,
+    parentKey: string | undefined,
+    gateway: RoutedGateway,
+    to: Endpoint,
+    preserve: boolean,
+  ): string {
+    if (parent === "") return "";
+    if (!preserve || parentKey === undefined) return PARENT_NOT_FOUND;
+    const prefix = `${to.account.id} `;
+    if (parentKey.startsWith(prefix)) return parentKey.slice(prefix.length);
+    const copy = gateway.cache
+      .get(parentKey)
+      ?.find((c) => c.account === to.account.id && c.channel === to.config.channel);
+    return copy?.id ?? PARENT_NOT_FOUND;
+  }
+
+  /** A failing destination never stops the others. */
+  #send(account: Account, delivery: Delivery): string | Promise<string> {
+    try {
+      const result = account.send(delivery);
+      if (typeof result === "string") return result;
+      return result.catch((error: unknown) => {
+        this.#logger.error({ account: account.id, err: error }, "send failed");
+        return "";
+      });
+    } catch (error) {
+      this.#logger.error({ account: account.id, err: error }, "send failed");
+      return "";
+    }
+  }
+}
