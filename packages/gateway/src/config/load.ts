@@ -87,8 +87,8 @@ function section(input: Record<string, unknown>, name: string): Record<string, u
 
 function parsePort(value: string | number, origin: string, source: string): number {
   const port = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ConfigError(`${source}: ${origin}: ${JSON.stringify(String(value))} is not a port; allowed: 1-65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${source}: ${origin}: ${JSON.stringify(String(value))} is not a port; allowed: 0-65535`);
   }
   return port;
 }

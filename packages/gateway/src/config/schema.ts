@@ -50,7 +50,7 @@ const backend = z.strictObject({
 
 const server = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
-  port: z.number().int().min(1).max(65535).default(8000),
+  port: z.number().int().min(0).max(65535).default(8000),
   request_timeout_seconds: positiveSeconds.default(300),
   max_concurrent_requests: count.optional(),
   body_limit_bytes: z

@@ -1,0 +1,88 @@
+import { Command, Option } from "commander";
+import { configInitCommand } from "./cli/config-init.ts";
+import { backendsCommand, healthCommand, modelsCommand, QueryError } from "./cli/query.ts";
+import { serveCommand } from "./cli/serve.ts";
+import { ConfigError } from "./config/config-error.ts";
+import { VERSION } from "./version.ts";
+
+const DEFAULT_URL = "http://127.0.0.1:8000";
+
+function fail(message: string): never {
+  process.stderr.write(`switchboard-gateway: ${message}\n`);
+  process.exit(1);
+}
+
+async function guarded(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof QueryError) fail(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      fail(`cannot listen: ${(error as Error).message}`);
+    }
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const program = new Command("switchboard-gateway")
+  .description("An OpenAI-compatible gateway in front of local and cloud LLM backends")
+  .version(VERSION)
+  .showHelpAfterError();
+
+program
+  .command("serve")
+  .description("run the gateway")
+  .option("-c, --config <file>", "configuration file (TOML, nexus.toml-compatible; env NEXUS_CONFIG)")
+  .option("-H, --host <host>", "address to listen on (env NEXUS_HOST)")
+  .option("-p, --port <port>", "port to listen on (env NEXUS_PORT)")
+  .addOption(
+    new Option("-l, --log-level <level>", "log level (env NEXUS_LOG_LEVEL)").choices([
+      "trace",
+      "debug",
+      "info",
+      "warn",
+      "error",
+      "fatal",
+      "silent",
+    ]),
+  )
+  .action((options: { config?: string; host?: string; port?: string; logLevel?: string }) =>
+    guarded(() => serveCommand(options)),
+  );
+
+const query = (name: string, description: string, run: (options: { url: string; json?: boolean }) => Promise<void>) =>
+  program
+    .command(name)
+    .description(description)
+    .option("--url <url>", "the running gateway", DEFAULT_URL)
+    .option("--json", "print JSON instead of a table")
+    .action((options: { url: string; json?: boolean }) => guarded(() => run(options)));
+
+query("backends", "list the backends of a running gateway with their health and load", async (options) => {
+  console.log(await backendsCommand(options));
+});
+query("models", "list the models a running gateway serves", async (options) => {
+  console.log(await modelsCommand(options));
+});
+query("health", "show a running gateway's health (exit 1 when unhealthy)", async (options) => {
+  const { output, healthy } = await healthCommand(options);
+  console.log(output);
+  if (!healthy) process.exitCode = 1;
+});
+
+program
+  .command("config")
+  .description("configuration helpers")
+  .command("init")
+  .description("write a commented example configuration")
+  .option("-o, --output <file>", 'where to write it ("-" for stdout)', "gateway.toml")
+  .option("-f, --force", "overwrite an existing file")
+  .action((options: { output: string; force?: boolean }) =>
+    guarded(async () => {
+      const message = configInitCommand(options.output, options.force === true);
+      if (message) console.log(message);
+    }),
+  );
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,12 @@
+/** A plain-text table with a header row, columns padded to their widest cell. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,95 @@
+import type { ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { UpstreamUnreachable } from "../backends/types.ts";
+import type { BackendState } from "../fleet/backend-state.ts";
+import type { Registry } from "../fleet/registry.ts";
+import type { RouteReason, Target } from "../routing/types.ts";
+import { type AttemptFailure, describeFailure, sendAttemptsFailed } from "./failure.ts";
+import { routeHeaders } from "./route-headers.ts";
+
+export interface EmbeddingsJob {
+  requestId: string;
+  body: Record<string, unknown>;
+  input: string | string[];
+  encodingFormat: "float" | "base64" | undefined;
+  targets: readonly Target<BackendState>[];
+  reason: RouteReason;
+  estimatedTokens: number;
+}
+
+/** Executes an embeddings decision with the same failover rules as chat (5xx, 429, unreachable → next backend). */
+export class EmbeddingsDispatcher {
+  constructor(
+    private readonly registry: Registry,
+    private readonly maxAttempts: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(job: EmbeddingsJob, res: ServerResponse): Promise<void> {
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const failures: AttemptFailure[] = [];
+    const attempts = job.targets.slice(0, this.maxAttempts);
+    for (let index = 0; index < attempts.length; index++) {
+      if (controller.signal.aborted) return;
+      const target = attempts[index]!;
+      const state = target.backend;
+      const started = performance.now();
+      state.pending++;
+      let ok = false;
+      try {
+        const reply = await state.backend.embeddings(
+          {
+            model: target.model,
+            input: job.input,
+            encodingFormat: job.encodingFormat,
+            body: { ...job.body, model: target.model },
+          },
+          job.requestId,
+          controller.signal,
+        );
+        if (reply.statusCode >= 500 || reply.statusCode === 429) {
+          if (reply.statusCode >= 500) this.registry.failed(state, `HTTP ${reply.statusCode}`);
+          failures.push({ kind: "status", backend: state.name, ...reply });
+          continue;
+        }
+        const headers = routeHeaders(
+          target,
+          index > 0 ? "failover" : job.reason,
+          job.requestId,
+          job.estimatedTokens,
+          undefined,
+        );
+        headers["content-type"] = reply.contentType;
+        headers["content-length"] = reply.body.length;
+        res.writeHead(reply.statusCode, headers);
+        res.end(reply.body);
+        ok = reply.statusCode < 400;
+        return;
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        const message = error instanceof Error ? error.message : String(error);
+        this.registry.failed(state, message);
+        failures.push({
+          kind: "unreachable",
+          backend: state.name,
+          message,
+          timedOut: error instanceof UpstreamUnreachable && error.timedOut,
+        });
+      } finally {
+        state.pending--;
+        state.recordRequest(performance.now() - started, ok);
+        const last = failures[failures.length - 1];
+        if (!ok && last?.backend === state.name) {
+          this.logger.warn(
+            { requestId: job.requestId, backend: state.name },
+            `embeddings attempt failed: ${describeFailure(last)}`,
+          );
+        }
+      }
+    }
+    if (!controller.signal.aborted && !res.headersSent) sendAttemptsFailed(res, failures, job.requestId);
+  }
+}

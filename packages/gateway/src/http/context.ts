@@ -1,0 +1,25 @@
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../config/types.ts";
+import type { ChatDispatcher } from "../dispatch/chat.ts";
+import type { EmbeddingsDispatcher } from "../dispatch/embeddings.ts";
+import type { Registry } from "../fleet/registry.ts";
+import type { Router } from "../routing/router.ts";
+import type { Stats } from "../telemetry/stats.ts";
+
+/** Everything the HTTP routes use; built once by the gateway. */
+export interface GatewayContext {
+  config: GatewayConfig;
+  registry: Registry;
+  router: Router;
+  chat: ChatDispatcher;
+  embeddings: EmbeddingsDispatcher;
+  stats: Stats;
+  logger: Logger;
+  version: string;
+}
+
+/** The body as parsed once by the JSON content-type parser, with the bytes it came from. */
+export interface JsonBody {
+  raw: Buffer;
+  value: unknown;
+}

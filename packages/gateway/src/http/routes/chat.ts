@@ -1,0 +1,43 @@
+import type { FastifyInstance } from "fastify";
+import { chatRequirements } from "../../routing/requirements.ts";
+import type { GatewayContext, JsonBody } from "../context.ts";
+import { invalidRequest } from "../errors.ts";
+import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
+import { sendError } from "../send.ts";
+import { validateChat } from "../validate-chat.ts";
+
+/** POST /v1/chat/completions: validate, route, dispatch (streaming or not). */
+export function registerChatRoute(app: FastifyInstance, context: GatewayContext): void {
+  const { router, registry, stats, chat } = context;
+  app.post("/v1/chat/completions", async (request, reply) => {
+    stats.totalRequests++;
+    const parsed = request.body as JsonBody | undefined;
+    if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
+    const problem = validateChat(parsed.value);
+    if (problem) return sendError(reply, problem);
+    const body = parsed.value as Record<string, unknown>;
+    const model = body["model"] as string;
+    const requirements = chatRequirements(body);
+    const decision = router.decide(model, requirements, registry);
+    if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(model, decision.available));
+    if (decision.outcome === "unavailable") {
+      const { error, headers } = noAvailableBackend(model, decision, "chat completions");
+      return sendError(reply, error, headers);
+    }
+    reply.hijack();
+    const maxTokens = body["max_tokens"];
+    await chat.run(
+      {
+        requestId: String(request.id),
+        body,
+        raw: parsed.raw,
+        stream: body["stream"] === true,
+        targets: decision.targets,
+        reason: decision.reason,
+        estimatedTokens: requirements.estimatedTokens,
+        maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
+      },
+      reply.raw,
+    );
+  });
+}

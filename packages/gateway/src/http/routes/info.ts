@@ -1,0 +1,51 @@
+import type { FastifyInstance } from "fastify";
+import { statsBody } from "../../telemetry/stats.ts";
+import type { GatewayContext } from "../context.ts";
+import { sendJson } from "../send.ts";
+
+/** GET /v1/models, /health and /v1/stats. */
+export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
+  const { registry, stats, version } = context;
+
+  app.get("/v1/models", async (_request, reply) => {
+    const data: Record<string, unknown>[] = [];
+    for (const state of registry.backends) {
+      if (!state.healthy) continue;
+      for (const model of state.models) {
+        const entry: Record<string, unknown> = {
+          id: model.id,
+          object: "model",
+          created: state.firstSeen(model.id),
+          owned_by: state.name,
+        };
+        if (model.contextLength !== undefined) entry["context_length"] = model.contextLength;
+        if (model.capabilities !== undefined) entry["capabilities"] = [...model.capabilities].sort();
+        data.push(entry);
+      }
+    }
+    data.sort((a, b) => compare(a["id"], b["id"]) || compare(a["owned_by"], b["owned_by"]));
+    sendJson(reply, { object: "list", data });
+  });
+
+  app.get("/health", async (_request, reply) => {
+    const total = registry.backends.length;
+    const healthy = registry.backends.filter((state) => state.healthy).length;
+    const status = total > 0 && healthy === total ? "healthy" : healthy > 0 ? "degraded" : "unhealthy";
+    const body = {
+      status,
+      version,
+      uptime_seconds: stats.uptimeSeconds,
+      backends: { total, healthy, unhealthy: total - healthy },
+      models: { total: registry.healthyModelIds().length },
+    };
+    sendJson(reply, body, status === "unhealthy" ? 503 : 200);
+  });
+
+  app.get("/v1/stats", async (_request, reply) => {
+    sendJson(reply, statsBody(stats, registry));
+  });
+}
+
+function compare(a: unknown, b: unknown): number {
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}

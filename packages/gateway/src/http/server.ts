@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { GatewayContext, JsonBody } from "./context.ts";
+import { ApiError, fromFrameworkError, invalidRequest } from "./errors.ts";
+import { registerChatRoute } from "./routes/chat.ts";
+import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
+import { registerInfoRoutes } from "./routes/info.ts";
+import { sendError } from "./send.ts";
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the HTTP server: JSON parsing with a body limit, the error envelope everywhere, and the routes. */
+export function buildServer(context: GatewayContext): FastifyInstance {
+  const { server: settings } = context.config;
+  const clientTimeoutMs = settings.client_timeout_seconds * 1000;
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: settings.body_limit_bytes,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    genReqId: (request: IncomingMessage) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    serverFactory: (handler) => {
+      const server: Server = createServer(
+        {
+          requestTimeout: clientTimeoutMs,
+          headersTimeout: Math.min(clientTimeoutMs, 10_000),
+          connectionsCheckingInterval: Math.min(1_000, clientTimeoutMs),
+          keepAliveTimeout: 65_000,
+        },
+        handler as (req: IncomingMessage, res: ServerResponse) => void,
+      );
+      return server;
+    },
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, raw, done) => {
+    const buffer = raw as Buffer;
+    try {
+      const body: JsonBody = { raw: buffer, value: JSON.parse(buffer.toString("utf8")) };
+      done(null, body);
+    } catch (error) {
+      const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
+      done(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"), undefined);
+    }
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : fromFrameworkError(error as { statusCode?: number; code?: string; message: string });
+    if (apiError.statusCode >= 500) context.logger.error({ err: error }, "request failed");
+    sendError(reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendError(
+      reply,
+      new ApiError(
+        404,
+        `No route for ${request.method} ${request.url.split("?")[0]}`,
+        "invalid_request_error",
+        "not_found",
+      ),
+    );
+  });
+
+  registerChatRoute(app, context);
+  registerEmbeddingsRoute(app, context);
+  registerInfoRoutes(app, context);
+  return app;
+}

@@ -1,0 +1,81 @@
+import type { Teardown } from "@switchboard/testkit";
+import pino from "pino";
+import { request } from "undici";
+import { parseConfigText } from "../src/config/load.ts";
+import { type RunningGateway, startGateway } from "../src/gateway.ts";
+
+/** A `[[backends]]` entry for TOML. */
+export function backendToml(name: string, url: string, type = "vllm", extra = ""): string {
+  return `[[backends]]\nname = "${name}"\nurl = "${url}"\ntype = "${type}"\n${extra}\n`;
+}
+
+/** Starts the gateway in-process on a free port with `toml` (server.port is set to 0); stopped when the test ends. */
+/** Collects closers registered during a `before` hook, run by the suite's own `after` (closeAll). */
+export class Closers {
+  readonly #closers: (() => Promise<void> | void)[] = [];
+  after(fn: () => Promise<void> | void): void {
+    this.#closers.push(fn);
+  }
+  async closeAll(): Promise<void> {
+    for (const fn of this.#closers.reverse()) await fn();
+  }
+}
+
+export async function startTestGateway(
+  toml: string,
+  teardown: Teardown,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningGateway> {
+  const text = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
+  const config = parseConfigText(text, "test.toml", env);
+  const gateway = await startGateway(config, pino({ level: "silent" }));
+  teardown.after(() => gateway.close());
+  return gateway;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: () => any;
+}
+
+/** A raw HTTP request (for errors and headers); never throws on a status. */
+export async function http(
+  url: string,
+  options: { method?: "GET" | "POST" | "DELETE"; body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<HttpResult> {
+  const response = await request(url, {
+    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    headers: options.body === undefined ? options.headers : { "content-type": "application/json", ...options.headers },
+    body: options.body,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: response.headers, text, json: () => JSON.parse(text) };
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return http(url, { method: "POST", body: JSON.stringify(body), headers });
+}
+
+export const hello = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: "user", content: "hello" }],
+  ...extra,
+});
+
+/** The `data:` payloads of an SSE body, in order. */
+export function sseData(text: string): string[] {
+  return text
+    .split("\n\n")
+    .filter((event) => event.trim() !== "")
+    .map((event) =>
+      event
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart())
+        .join("\n"),
+    );
+}
