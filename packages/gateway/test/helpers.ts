@@ -37,6 +37,7 @@ export interface HttpResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
   json: () => any;
 }
 
