@@ -1,0 +1,269 @@
+// `npm run bench gateway`: the same closed-loop load (non-streaming and streaming, 1 and 32 connections) applied
+// directly to a trivially fast fake upstream, through a minimal Node proxy, through Switchboard's gateway and through
+// the Portkey gateway, in one run. Servers share core 0, the load generator runs on core 1 (taskset).
+// Flags: --duration S (5) --warmup S (1.5) --rounds N (1) --connections 1,32 --targets direct,proxy,switchboard,portkey
+//        --json FILE (write every result) --profile DIR (CPU-profile Switchboard) --no-pin
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
+import type { LoadResult } from "./load.ts";
+import { installPortkey, portkeyHeaders } from "./portkey.ts";
+import { type Pinning, probe, runLoadProcess, settle } from "./run.ts";
+import { GATEWAY_BIN, switchboardMissing, writeSwitchboardConfig } from "./switchboard.ts";
+import { type CaseResult, machineLine, renderReport, type TargetName } from "./table.ts";
+import { BENCH_MODEL } from "./upstream.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1.5" },
+    rounds: { type: "string", default: "1" },
+    connections: { type: "string", default: "1,32" },
+    targets: { type: "string", default: "direct,proxy,switchboard,portkey" },
+    json: { type: "string" },
+    profile: { type: "string" },
+    "no-pin": { type: "boolean", default: false },
+  },
+});
+const durationMs = Number(values.duration) * 1000;
+const warmupMs = Number(values.warmup) * 1000;
+const rounds = Number(values.rounds);
+const connectionCounts = values.connections.split(",").map(Number);
+const wanted = new Set(values.targets.split(",") as TargetName[]);
+if (![durationMs, warmupMs, rounds, ...connectionCounts].every((n) => Number.isFinite(n) && n >= 0)) {
+  console.error("--duration, --warmup, --rounds and --connections take numbers");
+  process.exit(2);
+}
+
+const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
+const pin: Pinning = hasTaskset && !values["no-pin"] ? { servers: "0", load: "1" } : {};
+const log = (line: string) => console.log(`[bench] ${line}`);
+const running: ManagedProcess[] = [];
+
+async function stopAll(): Promise<void> {
+  await Promise.all(running.map((child) => child.stop(3_000)));
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void stopAll().then(() => process.exit(130));
+  });
+}
+
+/** Starts a server pinned to the servers' core and waits for its port. */
+async function startServer(name: string, args: string[], port: number, cwd = root): Promise<ManagedProcess> {
+  const command = pin.servers ? "taskset" : process.execPath;
+  const fullArgs = pin.servers ? ["-c", pin.servers, process.execPath, ...args] : args;
+  const child = await startProcess({ name, command, args: fullArgs, cwd, ready: { port }, timeoutMs: 30_000 });
+  running.push(child);
+  return child;
+}
+
+const chatBody = (stream: boolean) =>
+  JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "Write one sentence about foxes and dogs, please." },
+    ],
+    temperature: 0.7,
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+  });
+
+interface Target {
+  name: TargetName;
+  url?: string;
+  headers?: Record<string, string>;
+  /** For streams, when the stock server cannot serve them (another URL, or none). */
+  streamUrl?: string;
+  unavailable?: string;
+  streamNote?: string;
+  pids: number[];
+}
+
+async function main(): Promise<void> {
+  log(machineLine());
+  log(`pinning: ${pin.servers ? `servers on core ${pin.servers}, load generator on core ${pin.load}` : "none"}`);
+  const upstreamPort = await freePort();
+  const upstream = await startServer(
+    "upstream",
+    ["--import", "tsx", join(here, "upstream.ts"), String(upstreamPort)],
+    upstreamPort,
+  );
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
+  const targets: Target[] = [];
+  if (wanted.has("direct")) targets.push({ name: "direct", url: upstreamUrl, pids: [upstream.pid] });
+
+  if (wanted.has("proxy")) {
+    const port = await freePort();
+    const proxy = await startServer(
+      "minimal-proxy",
+      ["--import", "tsx", join(here, "min-proxy.ts"), String(port), upstreamUrl],
+      port,
+    );
+    targets.push({ name: "proxy", url: `http://127.0.0.1:${port}`, pids: [proxy.pid, upstream.pid] });
+  }
+
+  if (wanted.has("switchboard")) targets.push(await startSwitchboard(upstreamUrl, upstream.pid));
+  if (wanted.has("portkey")) targets.push(await startPortkey(upstreamUrl, upstream.pid));
+
+  // Warm every path up (JIT, connection pools) before anything is measured.
+  for (const target of targets) {
+    for (const stream of [false, true]) {
+      const url = stream ? (target.streamUrl ?? target.url) : target.url;
+      if (!url || target.unavailable) continue;
+      await runLoadProcess(pin, {
+        url: `${url}/v1/chat/completions`,
+        body: chatBody(stream),
+        headers: target.headers,
+        connections: 32,
+        durationMs: 2000,
+        warmupMs: 0,
+      });
+    }
+  }
+
+  const results: CaseResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const stream of [false, true]) {
+      for (const connections of connectionCounts) {
+        for (const target of targets) {
+          const url = stream ? (target.streamUrl ?? target.url) : target.url;
+          const caseName = `${stream ? "stream" : "json"} c${connections}`;
+          if (!url || target.unavailable) {
+            results.push({
+              caseName,
+              stream,
+              connections,
+              target: target.name,
+              unavailable: target.unavailable ?? target.streamNote,
+            });
+            continue;
+          }
+          await settle(target.pids);
+          const result: LoadResult = await runLoadProcess(pin, {
+            url: `${url}/v1/chat/completions`,
+            body: chatBody(stream),
+            headers: target.headers,
+            connections,
+            durationMs,
+            warmupMs,
+            expect: stream ? "data: [DONE]" : '"chat.completion"',
+          });
+          log(
+            `round ${round + 1} ${caseName} ${target.name}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+              `p50 ${result.latencyMs.p50.toFixed(3)} ms, p99 ${result.latencyMs.p99.toFixed(3)} ms` +
+              (result.errors + result.non2xx + result.invalid > 0
+                ? `, errors ${result.errors} non-2xx ${result.non2xx} invalid ${result.invalid}: ${result.firstProblem}`
+                : ""),
+          );
+          results.push({
+            caseName,
+            stream,
+            connections,
+            target: target.name,
+            result,
+            note: stream ? target.streamNote : undefined,
+          });
+        }
+      }
+    }
+  }
+  console.log(`\n${renderReport(results, { durationMs, warmupMs, rounds, pinned: Boolean(pin.servers) })}`);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify({ machine: machineLine(), results }, null, 2)}\n`);
+}
+
+async function startSwitchboard(upstreamUrl: string, upstreamPid: number): Promise<Target> {
+  const missing = switchboardMissing(root);
+  if (missing) return { name: "switchboard", unavailable: missing, pids: [] };
+  const port = await freePort();
+  const config = writeSwitchboardConfig(port, upstreamUrl);
+  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${resolve(values.profile)}`] : [];
+  try {
+    const gateway = await startServer(
+      "switchboard",
+      [...profile, join(root, GATEWAY_BIN), "serve", "-c", config],
+      port,
+    );
+    const url = `http://127.0.0.1:${port}`;
+    const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), {}, "chatcmpl-bench", 20_000);
+    if (failure) return { name: "switchboard", unavailable: `its answer was wrong: ${failure}`, pids: [] };
+    const streamFailure = await probe(`${url}/v1/chat/completions`, chatBody(true), {}, "data: [DONE]", 5_000);
+    return {
+      name: "switchboard",
+      url,
+      pids: [gateway.pid, upstreamPid],
+      streamNote: streamFailure ? `streaming failed: ${streamFailure}` : undefined,
+      streamUrl: streamFailure ? "" : undefined,
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error);
+    return { name: "switchboard", unavailable: `did not start: ${message}`, pids: [] };
+  }
+}
+
+async function startPortkey(upstreamUrl: string, upstreamPid: number): Promise<Target> {
+  let install: ReturnType<typeof installPortkey>;
+  try {
+    install = installPortkey(join(root, "bench", ".peers"), log);
+  } catch (error) {
+    return { name: "portkey", unavailable: `install failed: ${String(error)}`, pids: [] };
+  }
+  const headers = portkeyHeaders(upstreamUrl);
+  const cwd = dirname(install.stock);
+  const port = await freePort();
+  const stock = await startServer("portkey", [install.stock, `--port=${port}`, "--headless"], port, cwd);
+  const url = `http://127.0.0.1:${port}`;
+  const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), headers, "chatcmpl-bench", 10_000);
+  if (failure) return { name: "portkey", unavailable: `its answer was wrong: ${failure}`, pids: [] };
+  const stockStream = await probe(`${url}/v1/chat/completions`, chatBody(true), headers, "data: [DONE]", 3_000);
+  if (!stockStream) return { name: "portkey", url, headers, pids: [stock.pid, upstreamPid] };
+  log(`stock Portkey ${"cannot stream"}: ${stockStream}`);
+  if (!install.patched) {
+    return {
+      name: "portkey",
+      url,
+      headers,
+      streamUrl: "",
+      streamNote: `stock build fails: ${stockStream}`,
+      pids: [stock.pid, upstreamPid],
+    };
+  }
+  const patchedPort = await freePort();
+  const patched = await startServer(
+    "portkey-patched",
+    [install.patched, `--port=${patchedPort}`, "--headless"],
+    patchedPort,
+    cwd,
+  );
+  const patchedUrl = `http://127.0.0.1:${patchedPort}`;
+  const patchedFailure = await probe(
+    `${patchedUrl}/v1/chat/completions`,
+    chatBody(true),
+    headers,
+    "data: [DONE]",
+    5_000,
+  );
+  return {
+    name: "portkey",
+    url,
+    headers,
+    streamUrl: patchedFailure ? "" : patchedUrl,
+    streamNote: patchedFailure
+      ? `stock build fails (${stockStream}); the patched build too (${patchedFailure})`
+      : `stock build answers 500 ("TypeError: immutable"); streamed rows use the 2-line patched build`,
+    pids: [stock.pid, patched.pid, upstreamPid],
+  };
+}
+
+try {
+  await main();
+} finally {
+  await stopAll();
+}

@@ -1,0 +1,100 @@
+// Running the pieces: the load generator as a pinned child process, readiness probes, and waiting until servers idle.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { LoadOptions, LoadResult } from "./load.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** CPU lists for taskset (absent: no pinning). */
+export interface Pinning {
+  servers?: string;
+  load?: string;
+}
+
+/** Runs load.ts in its own process (pinned to the load core) and returns its result. */
+export function runLoadProcess(pin: Pinning, options: LoadOptions): Promise<LoadResult> {
+  const nodeArgs = ["--import", "tsx", join(here, "load.ts"), JSON.stringify(options)];
+  const command = pin.load ? "taskset" : process.execPath;
+  const args = pin.load ? ["-c", pin.load, process.execPath, ...nodeArgs] : nodeArgs;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const limit = options.warmupMs + options.durationMs + (options.timeoutMs ?? 10_000) + 15_000;
+    const timer = setTimeout(() => child.kill("SIGKILL"), limit);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      const line = stdout.trim().split("\n").at(-1) ?? "";
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`);
+        resolve(JSON.parse(line) as LoadResult);
+      } catch (error) {
+        reject(new Error(`load generator failed (${String(error)}): ${stderr.slice(-1000)}`));
+      }
+    });
+  });
+}
+
+/**
+ * Sends one request until the answer is a 2xx containing `expect` (a gateway may need a health probe first).
+ * Returns undefined on success, otherwise the last problem seen.
+ */
+export async function probe(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  expect: string,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let problem = "no answer";
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body,
+        signal: AbortSignal.timeout(5_000),
+      });
+      const text = await response.text();
+      if (response.ok && text.includes(expect)) return undefined;
+      problem = `HTTP ${response.status} ${text.slice(0, 200).replace(/\s+/g, " ")}`;
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return problem;
+}
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits (at most maxMs) until the processes use under ~5 % of a core, so one run does not leak into the next. */
+export async function settle(pids: number[], maxMs = 10_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let before = pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    // Clock ticks are 1/100 s: one tick in 200 ms is 5 %.
+    if (now - before <= 1) return;
+    before = now;
+  }
+}

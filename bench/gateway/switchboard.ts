@@ -1,0 +1,37 @@
+// Switchboard's gateway as the system under test: its configuration for the bench, and how it is started.
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const GATEWAY_BIN = "packages/gateway/bin/switchboard-gateway.mjs";
+
+/** The gateway's config in Nexus's format: one generic OpenAI-compatible backend, the fake upstream. */
+export function switchboardConfig(port: number, upstreamUrl: string): string {
+  return [
+    "[server]",
+    'host = "127.0.0.1"',
+    `port = ${port}`,
+    "",
+    "[[backends]]",
+    'name = "bench-upstream"',
+    `url = "${upstreamUrl}"`,
+    'type = "generic"',
+    "priority = 1",
+    "",
+  ].join("\n");
+}
+
+/** Writes the config into a fresh temporary folder; returns the file's path. */
+export function writeSwitchboardConfig(port: number, upstreamUrl: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "switchboard-bench-"));
+  const file = join(dir, "gateway.toml");
+  writeFileSync(file, switchboardConfig(port, upstreamUrl));
+  return file;
+}
+
+/** Why the gateway cannot be benchmarked from `root`, or undefined when its bin is there. */
+export function switchboardMissing(root: string): string | undefined {
+  if (!existsSync(join(root, GATEWAY_BIN))) return `${GATEWAY_BIN} does not exist yet`;
+  if (!existsSync(join(root, "packages/gateway/src/cli.ts"))) return "packages/gateway/src/cli.ts does not exist yet";
+  return undefined;
+}

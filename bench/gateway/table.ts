@@ -1,0 +1,144 @@
+// The benchmark's report: one row per case and path, then the ratios the targets are about.
+import { cpus, release } from "node:os";
+import type { LoadResult } from "./load.ts";
+import { median } from "./stats.ts";
+
+export type TargetName = "direct" | "proxy" | "switchboard" | "portkey";
+
+export interface CaseResult {
+  caseName: string;
+  stream: boolean;
+  connections: number;
+  target: TargetName;
+  result?: LoadResult;
+  unavailable?: string;
+  note?: string;
+}
+
+const LABELS: Record<TargetName, string> = {
+  direct: "direct (fake upstream)",
+  proxy: "minimal proxy (node:http + undici)",
+  switchboard: "Switchboard gateway",
+  portkey: "Portkey gateway 1.15.2",
+};
+
+export function machineLine(): string {
+  const cpu = cpus();
+  return `${new Date().toISOString()} · ${cpu.length} × ${cpu[0]?.model ?? "cpu"} · Linux ${release()} · Node ${process.version}`;
+}
+
+interface Summary {
+  rps: number;
+  p50: number;
+  p99: number;
+  firstByteP50: number;
+  problems: number;
+}
+
+function summarize(runs: LoadResult[]): Summary {
+  return {
+    rps: median(runs.map((run) => run.requestsPerSecond)),
+    p50: median(runs.map((run) => run.latencyMs.p50)),
+    p99: median(runs.map((run) => run.latencyMs.p99)),
+    firstByteP50: median(runs.map((run) => run.firstByteMs.p50)),
+    problems: runs.reduce((sum, run) => sum + run.errors + run.non2xx + run.invalid, 0),
+  };
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : "–");
+const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : "–");
+
+export function renderReport(
+  results: CaseResult[],
+  run: { durationMs: number; warmupMs: number; rounds: number; pinned: boolean },
+): string {
+  const cases = [...new Set(results.map((r) => r.caseName))];
+  const byCase = new Map<string, Map<TargetName, Summary | string>>();
+  const notes = new Set<string>();
+  for (const caseName of cases) {
+    const rows = new Map<TargetName, Summary | string>();
+    for (const target of Object.keys(LABELS) as TargetName[]) {
+      const mine = results.filter((r) => r.caseName === caseName && r.target === target);
+      if (mine.length === 0) continue;
+      const measured = mine.flatMap((r) => (r.result ? [r.result] : []));
+      rows.set(target, measured.length > 0 ? summarize(measured) : (mine[0]?.unavailable ?? "unavailable"));
+      for (const r of mine) if (r.note) notes.add(`${LABELS[target]}: ${r.note}`);
+    }
+    byCase.set(caseName, rows);
+  }
+
+  const lines = [
+    `Closed loop, ${run.durationMs / 1000} s measured after ${run.warmupMs / 1000} s warm-up per run, ` +
+      `${run.rounds} round(s) (medians)${run.pinned ? "; servers on core 0, load generator on core 1" : ""}.`,
+    "",
+    "| case | path | req/s | p50 ms | p99 ms | first byte p50 ms | errors |",
+    "|---|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const [caseName, rows] of byCase) {
+    for (const [target, summary] of rows) {
+      if (typeof summary === "string") {
+        lines.push(`| ${caseName} | ${LABELS[target]} | unavailable: ${summary} | | | | |`);
+        continue;
+      }
+      const firstByte = caseName.startsWith("stream") ? ms(summary.firstByteP50) : "";
+      lines.push(
+        `| ${caseName} | ${LABELS[target]} | ${summary.rps.toFixed(0)} | ${ms(summary.p50)} | ${ms(summary.p99)} | ${firstByte} | ${summary.problems} |`,
+      );
+    }
+  }
+
+  lines.push(
+    "",
+    "| case | Switchboard / minimal proxy (req/s) | Switchboard / Portkey (req/s) | added p50 ms over direct: proxy · Switchboard · Portkey |",
+    "|---|---:|---:|---|",
+  );
+  const get = (rows: Map<TargetName, Summary | string>, target: TargetName) => {
+    const value = rows.get(target);
+    return typeof value === "object" ? value : undefined;
+  };
+  for (const [caseName, rows] of byCase) {
+    const direct = get(rows, "direct");
+    const proxy = get(rows, "proxy");
+    const switchboard = get(rows, "switchboard");
+    const portkey = get(rows, "portkey");
+    const added = (s?: Summary) => (s && direct ? ms(s.p50 - direct.p50) : "–");
+    lines.push(
+      `| ${caseName} | ${ratio((switchboard?.rps ?? Number.NaN) / (proxy?.rps ?? Number.NaN))} | ` +
+        `${ratio((switchboard?.rps ?? Number.NaN) / (portkey?.rps ?? Number.NaN))} | ` +
+        `${added(proxy)} · ${added(switchboard)} · ${added(portkey)} |`,
+    );
+  }
+  if (notes.size > 0) lines.push("", ...[...notes].map((note) => `Note: ${note}`));
+  lines.push("", targetVerdicts(byCase));
+  return lines.join("\n");
+}
+
+/** The issue's targets: ≥ 80 % of the minimal proxy, ≥ 10× Portkey (at the highest connection count), < 0.2 ms at c1. */
+function targetVerdicts(byCase: Map<string, Map<TargetName, Summary | string>>): string {
+  const out: string[] = ["Targets (Switchboard):"];
+  for (const [caseName, rows] of byCase) {
+    const direct = rows.get("direct");
+    const proxy = rows.get("proxy");
+    const switchboard = rows.get("switchboard");
+    const portkey = rows.get("portkey");
+    if (typeof switchboard !== "object") {
+      out.push(`- ${caseName}: not measured (${switchboard ?? "not run"})`);
+      continue;
+    }
+    const checks: string[] = [];
+    if (typeof proxy === "object") {
+      const r = switchboard.rps / proxy.rps;
+      checks.push(`${(r * 100).toFixed(0)} % of the minimal proxy (≥ 80 %: ${r >= 0.8 ? "met" : "MISSED"})`);
+    }
+    if (typeof portkey === "object") {
+      const r = switchboard.rps / portkey.rps;
+      checks.push(`${r.toFixed(1)}× Portkey (≥ 10×: ${r >= 10 ? "met" : "MISSED"})`);
+    }
+    if (caseName.endsWith(" c1") && typeof direct === "object") {
+      const added = switchboard.p50 - direct.p50;
+      checks.push(`added p50 ${added.toFixed(3)} ms (< 0.2 ms: ${added < 0.2 ? "met" : "MISSED"})`);
+    }
+    out.push(`- ${caseName}: ${checks.join("; ")}`);
+  }
+  return out.join("\n");
+}
