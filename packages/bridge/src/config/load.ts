@@ -35,6 +35,11 @@ export function loadConfig(path: string, options: LoadOptions): BridgeConfig {
     const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : (code ?? "unreadable");
     throw new ConfigError(`cannot read config ${path}: ${why} (give another one with -conf FILE)`);
   }
+  return configFromText(text, path, options);
+}
+
+/** Parses, overlays the environment and validates TOML text (the file is already read). */
+export function configFromText(text: string, path: string, options: LoadOptions): BridgeConfig {
   const raw = parseToml(text, path);
   applyEnvOverlay(raw, options.env ?? process.env);
   return validateConfig(raw, { path, supportedProtocols: options.supportedProtocols });

@@ -63,6 +63,16 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     ),
   );
 
+  // An upgrade request answered over HTTP (refused, 404...) has left the HTTP server's connection tracking:
+  // its socket is closed here once the answer is written, so it cannot linger or hold up shutdown.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.headers.upgrade !== undefined) {
+      reply.header("connection", "close");
+      reply.raw.once("finish", () => request.raw.socket.destroy());
+    }
+    done();
+  });
+
   if (deps.token !== undefined && deps.token !== "") {
     const check = bearerChecker(deps.token);
     app.addHook("onRequest", (request, reply, done) => {

@@ -1,0 +1,357 @@
+// The api account over real HTTP: every endpoint, the ring, stream and websocket fan-out, errors and auth.
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { waitUntil } from "@switchboard/testkit";
+import {
+  http,
+  KEYS,
+  openStream,
+  openWebsocket,
+  post,
+  type RunningBridge,
+  readMessages,
+  startBridge,
+  suiteTeardown,
+  TIMESTAMP,
+} from "./helpers.ts";
+
+const TOKEN = "s3cret-Token_value";
+
+const CONFIG = `
+[api.a]
+BindAddress = "127.0.0.1:0"
+Buffer = 100
+
+[api.b]
+BindAddress = "127.0.0.1:0"
+Buffer = 100
+
+[api.small]
+BindAddress = "127.0.0.1:0"
+Buffer = 3
+BodyLimit = 1024
+
+[api.locked]
+BindAddress = "127.0.0.1:0"
+Token = "${TOKEN}"
+
+[[gateway]]
+name = "gw"
+enable = true
+  [[gateway.inout]]
+  account = "api.a"
+  [[gateway.inout]]
+  account = "api.b"
+  [[gateway.inout]]
+  account = "api.small"
+  [[gateway.inout]]
+  account = "api.locked"
+`;
+
+describe("api account", () => {
+  let run: RunningBridge;
+  const teardown = suiteTeardown();
+  const url = (name: string) => run.url(`api.${name}`);
+  const drain = async () => {
+    for (const name of ["a", "b", "small"]) await readMessages(url(name));
+    await readMessages(url("locked"), { authorization: `Bearer ${TOKEN}` });
+  };
+
+  before(async () => {
+    run = await startBridge(CONFIG, teardown, { debug: true });
+  });
+
+  it("GET /api/health answers OK as text", async () => {
+    const answer = await http(`${url("a")}/api/health`);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body, "OK");
+    assert.match(String(answer.headers["content-type"]), /^text\/plain/);
+  });
+
+  it("GET /api/messages returns [] when empty, then the messages in arrival order, then [] again", async () => {
+    await drain();
+    const empty = await http(`${url("b")}/api/messages`);
+    assert.equal(empty.status, 200);
+    assert.equal(empty.body, "[]");
+    assert.match(String(empty.headers["content-type"]), /^application\/json/);
+    for (const text of ["one", "two", "three"]) await post(url("a"), { text, username: "u", gateway: "gw" });
+    const got = await readMessages(url("b"));
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ["one", "two", "three"],
+    );
+    for (const m of got) {
+      assert.deepEqual(Object.keys(m), KEYS);
+      assert.match(m.timestamp, TIMESTAMP);
+      assert.equal(m.Extra, null);
+    }
+    assert.deepEqual(await readMessages(url("b")), []);
+  });
+
+  it("keeps the ring's capacity for its whole life, drops the oldest and logs the drops", async () => {
+    await drain();
+    for (let i = 1; i <= 5; i++) await post(url("a"), { text: `o${i}`, username: "u", gateway: "gw" });
+    assert.deepEqual(
+      (await readMessages(url("small"))).map((m) => m.text),
+      ["o3", "o4", "o5"],
+    );
+    for (let i = 1; i <= 12; i++) await post(url("a"), { text: `q${i}`, username: "u", gateway: "gw" });
+    assert.deepEqual(
+      (await readMessages(url("small"))).map((m) => m.text),
+      ["q10", "q11", "q12"],
+      "capacity is still Buffer = 3 after a read (Matterbridge falls back to 10)",
+    );
+    const drops = run.logs.filter(
+      (line) => line.includes("message buffer full") && line.includes('"account":"api.small"'),
+    );
+    assert.ok(drops.length >= 1, "drops are logged");
+    assert.match(drops[0] ?? "", /"droppedTotal":\d+/);
+  });
+
+  it("GET /api/stream starts with the api_connected greeting", async () => {
+    const stream = await openStream(url("b"));
+    teardown.after(() => stream.close());
+    assert.equal(stream.status, 200);
+    assert.match(String(stream.headers["content-type"]), /^application\/json/);
+    const [greeting] = await stream.take(1);
+    assert.deepEqual(Object.keys(greeting ?? {}), KEYS);
+    assert.deepEqual(
+      { ...greeting, timestamp: "" },
+      {
+        text: "",
+        channel: "",
+        username: "",
+        userid: "",
+        avatar: "",
+        account: "",
+        event: "api_connected",
+        protocol: "",
+        gateway: "",
+        parent_id: "",
+        timestamp: "",
+        id: "",
+        Extra: null,
+      },
+    );
+    assert.match(greeting?.timestamp ?? "", TIMESTAMP);
+    stream.close();
+  });
+
+  it("fans every message out to every stream client, without taking it from /api/messages", async () => {
+    await drain();
+    const streams = await Promise.all([1, 2, 3].map(() => openStream(url("b"))));
+    for (const s of streams) teardown.after(() => s.close());
+    const sent = Array.from({ length: 20 }, (_, i) => `s${i}`);
+    for (const text of sent) await post(url("a"), { text, username: "u", gateway: "gw" });
+    for (const stream of streams) {
+      const got = await stream.take(1 + sent.length);
+      assert.deepEqual(
+        got.slice(1).map((m) => m.text),
+        sent,
+      );
+      for (const line of stream.raw) assert.doesNotMatch(line, /\n/);
+    }
+    assert.deepEqual(
+      (await readMessages(url("b"))).map((m) => m.text),
+      sent,
+      "the polling buffer still has every message",
+    );
+    streams[0]?.close();
+    await post(url("a"), { text: "after-close", username: "u", gateway: "gw" });
+    for (const stream of streams.slice(1)) {
+      const got = await stream.take(2 + sent.length);
+      assert.equal(got.at(-1)?.text, "after-close");
+    }
+    assert.deepEqual(
+      (await readMessages(url("b"))).map((m) => m.text),
+      ["after-close"],
+    );
+    for (const s of streams) s.close();
+  });
+
+  it("websocket: greeting, every delivered message as a frame, client frames routed and echoed to the others", async () => {
+    await drain();
+    const [a1, a2, b1, b2] = await Promise.all([
+      openWebsocket(url("a")),
+      openWebsocket(url("a")),
+      openWebsocket(url("b")),
+      openWebsocket(url("b")),
+    ]);
+    for (const ws of [a1, a2, b1, b2]) teardown.after(() => ws?.close());
+    if (!a1 || !a2 || !b1 || !b2) throw new Error("websockets not open");
+    for (const ws of [a1, a2, b1, b2]) assert.equal(ws.items[0]?.event, "api_connected");
+
+    await post(url("a"), { text: "posted", username: "alice", gateway: "gw" });
+    for (const ws of [b1, b2]) assert.equal((await ws.take(2))[1]?.text, "posted");
+
+    const stream = await openStream(url("b"));
+    teardown.after(() => stream.close());
+    a1.send({ text: "from ws", username: "wsuser", gateway: "gw", channel: "ignored", id: "x" });
+    const [, echo] = await a2.take(2);
+    assert.deepEqual(Object.keys(echo ?? {}), KEYS);
+    assert.equal(echo?.text, "from ws");
+    assert.equal(echo?.account, "api.a");
+    assert.equal(echo?.channel, "api");
+    assert.equal(echo?.id, "");
+    for (const ws of [b1, b2]) assert.equal((await ws.take(3))[2]?.text, "from ws");
+    assert.equal((await stream.take(2))[1]?.text, "from ws");
+
+    a1.send("not json");
+    a1.send({ text: "", username: "u", gateway: "gw" });
+    a1.send({ text: "second", username: "wsuser", gateway: "gw" });
+    assert.equal((await a2.take(3))[2]?.text, "second", "bad frames are dropped, the connection stays usable");
+    assert.equal(a1.items.length, 1, "the sender gets no echo of its own frames");
+    assert.deepEqual(
+      (await readMessages(url("b"))).map((m) => m.text),
+      ["posted", "from ws", "second"],
+    );
+    stream.close();
+  });
+
+  it("a plain GET on /api/websocket says to use a WebSocket client", async () => {
+    const answer = await http(`${url("a")}/api/websocket`);
+    assert.equal(answer.status, 426);
+    assert.ok(JSON.parse(answer.body).message);
+  });
+
+  it("answers the POST with an RFC 3339 nanosecond timestamp with a numeric offset", async () => {
+    const answer = await post(url("a"), { text: "t", username: "u", gateway: "gw" });
+    assert.match(JSON.parse(answer.body).timestamp, TIMESTAMP);
+    assert.equal(answer.headers["x-switchboard-deliveries"], "3");
+  });
+
+  describe("bad input gets a designed answer", () => {
+    const expectError = async (answer: { status: number; body: string }, status: number, pattern: RegExp) => {
+      assert.equal(answer.status, status, answer.body);
+      const body = JSON.parse(answer.body);
+      assert.deepEqual(Object.keys(body), ["message"]);
+      assert.match(body.message, pattern);
+    };
+    const raw = (body: string, contentType?: string, name = "a") =>
+      http(`${url(name)}/api/message`, {
+        method: "POST",
+        headers: contentType ? { "content-type": contentType } : {},
+        body,
+      });
+
+    it("invalid JSON → 400", async () => {
+      await expectError(await raw('{"text":', "application/json"), 400, /invalid JSON/);
+      await expectError(await raw("not json", "application/json"), 400, /invalid JSON/);
+      await expectError(await raw("", "application/json"), 400, /empty body/);
+    });
+    it("a content type other than JSON → 415", async () => {
+      await expectError(await raw('{"text":"x"}'), 415, /application\/json/);
+      await expectError(await raw('{"text":"x"}', "text/plain"), 415, /application\/json/);
+      await expectError(await raw("text=x", "application/x-www-form-urlencoded"), 415, /application\/json/);
+    });
+    it("accepts application/json with a charset", async () => {
+      const answer = await raw('{"text":"x","username":"u","gateway":"gw"}', "application/json; charset=utf-8");
+      assert.equal(answer.status, 200);
+    });
+    it("a body over the limit → 413 (BodyLimit, and 1 MiB by default)", async () => {
+      const big = JSON.stringify({ text: "x".repeat(2000), username: "u", gateway: "gw" });
+      await expectError(await raw(big, "application/json", "small"), 413, /1024 bytes/);
+      const huge = JSON.stringify({ text: "x".repeat(1024 * 1024), username: "u", gateway: "gw" });
+      await expectError(await raw(huge, "application/json"), 413, /1048576 bytes/);
+      const fits = JSON.stringify({ text: "x".repeat(1024 * 1024 - 100), username: "u", gateway: "gw" });
+      assert.equal((await raw(fits, "application/json")).status, 200);
+      await drain();
+    });
+    it("a missing or unknown gateway → 400 naming the gateways the account is on", async () => {
+      await expectError(await post(url("a"), { text: "x", username: "u" }), 400, /missing.*can post to: gw$/);
+      await expectError(await post(url("a"), { text: "x", username: "u", gateway: "gw2" }), 400, /"gw2".*: gw$/);
+    });
+    it("empty text → 400", async () => {
+      await expectError(await post(url("a"), { text: "", username: "u", gateway: "gw" }), 400, /text is empty/);
+      await expectError(await post(url("a"), { text: "  \n", username: "u", gateway: "gw" }), 400, /text is empty/);
+      await expectError(await post(url("a"), { username: "u", gateway: "gw" }), 400, /text is empty/);
+    });
+    it("events a client may not post → 400, and the process keeps running", async () => {
+      for (const event of [
+        "get_channel_members",
+        "failure",
+        "rejoin_channels",
+        "api_connected",
+        "msg_delete",
+        "bogus",
+      ]) {
+        await expectError(
+          await post(url("a"), { text: "x", username: "u", gateway: "gw", event }),
+          400,
+          /cannot be posted/,
+        );
+      }
+      assert.equal((await http(`${url("a")}/api/health`)).body, "OK");
+    });
+    it("wrong field types → 400", async () => {
+      await expectError(
+        await post(url("a"), { text: 123, username: "u", gateway: "gw" }),
+        400,
+        /"text" must be a string/,
+      );
+      await expectError(await post(url("a"), { text: "x", username: ["u"], gateway: "gw" }), 400, /"username"/);
+      await expectError(
+        await post(url("a"), { text: "x", username: "u", gateway: "gw", Extra: { file: [] } }),
+        400,
+        /Extra/,
+      );
+      await expectError(await post(url("a"), [1, 2]), 400, /JSON object/);
+      await expectError(await post(url("a"), "text"), 400, /JSON object/);
+    });
+    it("unknown paths → 404 and wrong methods → 405 with Allow", async () => {
+      await expectError(await http(`${url("a")}/nope`), 404, /no route GET \/nope/);
+      const wrong = await http(`${url("a")}/api/health`, { method: "POST" });
+      await expectError(wrong, 405, /not allowed/);
+      assert.equal(wrong.headers.allow, "GET, HEAD");
+      await expectError(await http(`${url("a")}/api/message`), 405, /use POST/);
+    });
+  });
+
+  describe("bearer token", () => {
+    const expect401 = (answer: { status: number; headers: Record<string, unknown>; body: string }) => {
+      assert.equal(answer.status, 401, answer.body);
+      assert.equal(answer.headers["www-authenticate"], "Bearer");
+      assert.equal(typeof JSON.parse(answer.body).message, "string");
+    };
+
+    it("guards every route with 401 + WWW-Authenticate: Bearer for missing, malformed or wrong tokens", async () => {
+      const base = url("locked");
+      for (const headers of [
+        {},
+        { authorization: TOKEN },
+        { authorization: `Basic ${TOKEN}` },
+        { authorization: "Bearer " },
+        { authorization: "Bearer nope" },
+        { authorization: `Bearer ${TOKEN}x` },
+      ]) {
+        for (const path of ["/api/health", "/api/messages", "/api/stream", "/api/nope"]) {
+          expect401(await http(`${base}${path}`, { headers }));
+        }
+        expect401(await post(base, { text: "x", username: "u", gateway: "gw" }, headers));
+        await assert.rejects(openWebsocket(base, headers), /401/);
+      }
+    });
+
+    it("accepts the right token (scheme case-insensitive) on every route", async () => {
+      const base = url("locked");
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      assert.equal((await http(`${base}/api/health`, { headers: { authorization: `bearer ${TOKEN}` } })).body, "OK");
+      assert.equal((await post(base, { text: "x", username: "u", gateway: "gw" }, auth)).status, 200);
+      const stream = await openStream(base, auth);
+      teardown.after(() => stream.close());
+      assert.equal(stream.status, 200);
+      const ws = await openWebsocket(base, auth);
+      teardown.after(() => ws.close());
+      await post(url("a"), { text: "to locked", username: "u", gateway: "gw" });
+      assert.equal((await stream.take(2))[1]?.text, "to locked");
+      assert.equal((await ws.take(2))[1]?.text, "to locked");
+      assert.equal((await readMessages(base, auth)).at(-1)?.text, "to locked");
+      stream.close();
+    });
+
+    it("never writes the token to the log", async () => {
+      await waitUntil(() => run.logs.length > 0);
+      for (const line of run.logs) assert.ok(!line.includes(TOKEN), line);
+    });
+  });
+});
