@@ -1,7 +1,4 @@
 import { Command, Option } from "commander";
-import { configInitCommand } from "./cli/config-init.ts";
-import { backendsCommand, healthCommand, modelsCommand, QueryError } from "./cli/query.ts";
-import { serveCommand } from "./cli/serve.ts";
 import { ConfigError } from "./config/config-error.ts";
 import { VERSION } from "./version.ts";
 
@@ -16,7 +13,7 @@ async function guarded(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof QueryError) fail(error.message);
+    if (error instanceof ConfigError || (error instanceof Error && error.name === "QueryError")) fail(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       fail(`cannot listen: ${(error as Error).message}`);
@@ -48,7 +45,11 @@ program
     ]),
   )
   .action((options: { config?: string; host?: string; port?: string; logLevel?: string }) =>
-    guarded(() => serveCommand(options)),
+    guarded(async () => {
+      // Loaded on demand so that the query commands start fast.
+      const { serveCommand } = await import("./cli/serve.ts");
+      await serveCommand(options);
+    }),
   );
 
 const query = (name: string, description: string, run: (options: { url: string; json?: boolean }) => Promise<void>) =>
@@ -60,12 +61,15 @@ const query = (name: string, description: string, run: (options: { url: string; 
     .action((options: { url: string; json?: boolean }) => guarded(() => run(options)));
 
 query("backends", "list the backends of a running gateway with their health and load", async (options) => {
+  const { backendsCommand } = await import("./cli/query.ts");
   console.log(await backendsCommand(options));
 });
 query("models", "list the models a running gateway serves", async (options) => {
+  const { modelsCommand } = await import("./cli/query.ts");
   console.log(await modelsCommand(options));
 });
 query("health", "show a running gateway's health (exit 1 when unhealthy)", async (options) => {
+  const { healthCommand } = await import("./cli/query.ts");
   const { output, healthy } = await healthCommand(options);
   console.log(output);
   if (!healthy) process.exitCode = 1;
@@ -80,6 +84,7 @@ program
   .option("-f, --force", "overwrite an existing file")
   .action((options: { output: string; force?: boolean }) =>
     guarded(async () => {
+      const { configInitCommand } = await import("./cli/config-init.ts");
       const message = configInitCommand(options.output, options.force === true);
       if (message) console.log(message);
     }),

@@ -6,13 +6,15 @@ export interface QueryOptions {
   json?: boolean;
 }
 
-export class QueryError extends Error {}
+export class QueryError extends Error {
+  override readonly name = "QueryError";
+}
 
 async function getJson(base: string, path: string): Promise<{ status: number; body: unknown }> {
   const url = `${base.replace(/\/+$/, "")}${path}`;
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, { headersTimeout: 10_000, bodyTimeout: 10_000 });
+    response = await request(url, { headersTimeout: 10_000, bodyTimeout: 10_000, reset: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new QueryError(

@@ -1,0 +1,221 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import {
+  type FakeLlmServer,
+  freePort,
+  startFakeOllama,
+  startFakeOpenAI,
+  startProcess,
+  type Teardown,
+  withTimeout,
+} from "@switchboard/testkit";
+import fc from "fast-check";
+import { parseConfigText } from "../src/config/load.ts";
+import { backendToml, Closers, hello, http, postJson } from "./helpers.ts";
+
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
+const EXAMPLE = fileURLToPath(new URL("../../../examples/gateway.toml", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "gateway-cli-"));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return withTimeout(
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { env: { ...process.env, ...env }, cwd: dir },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    }),
+    30_000,
+    `switchboard-gateway ${args.join(" ")}`,
+  );
+}
+
+function serve(args: string[], teardown: Teardown, env: NodeJS.ProcessEnv = {}) {
+  return startProcess(
+    {
+      command: process.execPath,
+      args: [BIN, "serve", ...args],
+      env: { ...process.env, ...env },
+      ready: { line: "listening on" },
+      name: "switchboard-gateway",
+      timeoutMs: 20_000,
+    },
+    teardown,
+  );
+}
+
+describe("switchboard-gateway command line", () => {
+  let upstream: FakeLlmServer;
+  let ollama: FakeLlmServer;
+  let base: string;
+  let gatewayPid: number;
+  let stop: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  const closers = new Closers();
+
+  before(async () => {
+    upstream = await startFakeOpenAI({ models: [{ id: "llama3" }] });
+    ollama = await startFakeOllama({ models: [{ id: "qwen", contextLength: 32768 }] });
+    const port = await freePort();
+    const file = join(dir, "gateway.toml");
+    writeFileSync(
+      file,
+      `[server]\nport = ${port}\n${backendToml("gpu", upstream.url)}${backendToml("box", ollama.url, "ollama")}`,
+    );
+    const gateway = await serve(["-c", file], closers);
+    gatewayPid = gateway.pid;
+    stop = () => gateway.stop();
+    base = `http://127.0.0.1:${port}`;
+    assert.match(gateway.output, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
+  });
+  after(async () => {
+    await closers.closeAll();
+    await upstream.close();
+    await ollama.close();
+  });
+
+  it("serve: proxies a chat completion", async () => {
+    const response = await postJson(`${base}/v1/chat/completions`, hello("llama3"));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers["x-gateway-backend"], "gpu");
+  });
+
+  it("serve: hostile requests get designed statuses and the process lives on", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 100 }),
+          fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        ),
+        async (body) => {
+          const response = await http(`${base}/v1/chat/completions`, { method: "POST", body });
+          assert.ok([400, 404].includes(response.status), `${response.status} for ${body}`);
+        },
+      ),
+      { numRuns: 50 },
+    );
+    assert.equal((await http(`${base}/health`)).status, 200);
+    assert.ok(process.kill(gatewayPid, 0));
+  });
+
+  it("backends: a table, or JSON with --json", async () => {
+    const table = await cli(["backends", "--url", base]);
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trim().split("\n");
+    assert.match(lines[0]!, /^NAME\s+TYPE\s+STATUS\s+MODELS/);
+    assert.match(table.stdout, /\ngpu\s+vllm\s+healthy\s+1\s/);
+    assert.match(table.stdout, /\nbox\s+ollama\s+healthy\s+1\s/);
+    const json = await cli(["backends", "--url", base, "--json"]);
+    const parsed = JSON.parse(json.stdout) as { backends: { name: string; status: string }[] };
+    assert.deepEqual(
+      parsed.backends.map((b) => [b.name, b.status]),
+      [
+        ["gpu", "healthy"],
+        ["box", "healthy"],
+      ],
+    );
+  });
+
+  it("models and health: tables and --json", async () => {
+    const models = await cli(["models", "--url", base]);
+    assert.equal(models.code, 0, models.stderr);
+    assert.match(models.stdout, /^MODEL\s+BACKEND\s+CONTEXT\s+CAPABILITIES/);
+    assert.match(models.stdout, /\nqwen\s+box\s+32768\s+completion,json,tools/);
+    const modelsJson = JSON.parse((await cli(["models", "--url", base, "--json"])).stdout) as {
+      models: { id: string }[];
+    };
+    assert.deepEqual(
+      modelsJson.models.map((m) => m.id),
+      ["llama3", "qwen"],
+    );
+    const health = await cli(["health", "--url", base]);
+    assert.equal(health.code, 0);
+    assert.match(health.stdout, /\nhealthy\s+0\.1\.0\s+\d+\s+2\s+2\s+0\s+2/);
+    const healthJson = JSON.parse((await cli(["health", "--url", base, "--json"])).stdout);
+    assert.equal(healthJson.status, "healthy");
+    assert.deepEqual(healthJson.backends, { total: 2, healthy: 2, unhealthy: 0 });
+  });
+
+  it("query commands say clearly when nothing answers", async () => {
+    const port = await freePort();
+    const result = await cli(["health", "--url", `http://127.0.0.1:${port}`]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /^switchboard-gateway: cannot reach the gateway at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
+  });
+
+  it("SIGTERM: exits 0 promptly", async () => {
+    const { code, signal } = await withTimeout(stop(), 10_000, "the gateway stopping");
+    assert.equal(signal, null);
+    assert.equal(code, 0);
+  });
+});
+
+describe("configuration errors and config init", () => {
+  it("a bad config stops start-up with one line and exit 1", async () => {
+    const file = join(dir, "bad.toml");
+    writeFileSync(file, '[routing]\nstratgy = "smart"\n');
+    const result = await cli(["serve", "-c", file]);
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `switchboard-gateway: ${file}: routing.stratgy: unknown key; did you mean "strategy"?\n`,
+    );
+    const missing = await cli(["serve", "-c", join(dir, "nope.toml")]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /nope\.toml: file not found\n$/);
+    const env = await cli(["serve"], { NEXUS_PORT: "eighty" });
+    assert.equal(env.code, 1);
+    assert.match(env.stderr, /NEXUS_PORT: "eighty" is not a port/);
+  });
+
+  it("config init writes the commented example that npm start serves", async () => {
+    const out = join(dir, "init.toml");
+    const first = await cli(["config", "init", "-o", out]);
+    assert.equal(first.code, 0, first.stderr);
+    const written = readFileSync(out, "utf8");
+    assert.equal(written, readFileSync(EXAMPLE, "utf8"));
+    assert.ok(written.includes("# "), "it is commented");
+    assert.doesNotThrow(() => parseConfigText(written, out));
+    const again = await cli(["config", "init", "-o", out]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already exists; use --force/);
+    assert.equal((await cli(["config", "init", "-o", out, "--force"])).code, 0);
+  });
+
+  it("the example config serves with no backend reachable (reported unhealthy) and stops on SIGINT", async (t) => {
+    const port = await freePort();
+    const ollamaPort = await freePort();
+    const file = join(dir, "example.toml");
+    writeFileSync(
+      file,
+      readFileSync(EXAMPLE, "utf8").replace("http://127.0.0.1:11434", `http://127.0.0.1:${ollamaPort}`),
+    );
+    const gateway = await serve([], t, { NEXUS_CONFIG: file, NEXUS_PORT: String(port) });
+    const health = await http(`http://127.0.0.1:${port}/health`);
+    assert.equal(health.status, 503);
+    assert.equal(health.json().status, "unhealthy");
+    const result = await cli(["health", "--url", `http://127.0.0.1:${port}`]);
+    assert.equal(result.code, 1, "health exits 1 when the gateway is unhealthy");
+    gateway.killGroup("SIGINT");
+    const { code } = await withTimeout(gateway.exited, 10_000, "the gateway stopping on SIGINT");
+    assert.equal(code, 0);
+  });
+});

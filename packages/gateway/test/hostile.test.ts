@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { type FakeLlmServer, startFakeOpenAI, withTimeout } from "@switchboard/testkit";
+import fc from "fast-check";
+import { backendToml, Closers, type HttpResult, hello, http, postJson, startTestGateway } from "./helpers.ts";
+
+const LIMIT = 64 * 1024;
+
+function assertEnvelope(response: HttpResult, status: number | number[]): void {
+  const allowed = Array.isArray(status) ? status : [status];
+  assert.ok(
+    allowed.includes(response.status),
+    `status ${response.status} not in ${allowed}: ${response.text.slice(0, 200)}`,
+  );
+  const body = JSON.parse(response.text);
+  assert.equal(typeof body.error.message, "string");
+  assert.equal(typeof body.error.type, "string");
+  assert.ok("param" in body.error && "code" in body.error, "the envelope has param and code");
+  assert.ok(response.headers["x-request-id"], "every error carries X-Request-Id");
+}
+
+/** Resolves when the server closes a connection that sent `data` and then went quiet; returns what the server wrote. */
+function closedAfter(port: number, data: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(data));
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString();
+    });
+    socket.on("close", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
+
+describe("hostile input never crashes the process or hangs a connection", () => {
+  let upstream: FakeLlmServer;
+  let url: string;
+  let port: number;
+  const closers = new Closers();
+
+  before(async () => {
+    upstream = await startFakeOpenAI({ models: [{ id: "m" }] });
+    const gateway = await startTestGateway(
+      `[server]\nport = 0\nbody_limit_bytes = ${LIMIT}\nclient_timeout_seconds = 1\n${backendToml("b", upstream.url)}`,
+      closers,
+    );
+    url = gateway.url;
+    port = Number(new URL(url).port);
+  });
+  after(async () => {
+    await closers.closeAll();
+    await upstream.close();
+  });
+
+  it("malformed JSON: 400 invalid_json", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
+        let valid = true;
+        try {
+          JSON.parse(text);
+        } catch {
+          valid = false;
+        }
+        fc.pre(!valid);
+        const response = await http(`${url}/v1/chat/completions`, { method: "POST", body: text });
+        assertEnvelope(response, 400);
+        assert.equal(JSON.parse(response.text).error.code, "invalid_json");
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("any JSON value that is not a valid request: 400 naming the field", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+        for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+          const response = await http(`${url}${path}`, { method: "POST", body: JSON.stringify(value) });
+          assertEnvelope(response, [400, 404]);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("wrong types in known fields: 400 with param", async () => {
+    const anything = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer()),
+      fc.object(),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          field: fc.constantFrom("model", "messages", "stream", "temperature", "max_tokens", "role", "content"),
+          value: anything,
+        }),
+        async ({ field, value }) => {
+          const body: Record<string, unknown> = hello("m");
+          const message: Record<string, unknown> = { role: "user", content: "x" };
+          if (field === "role" || field === "content") {
+            message[field] = value;
+            body["messages"] = [message];
+          } else {
+            body[field] = value;
+          }
+          const response = await postJson(`${url}/v1/chat/completions`, body);
+          if (response.status === 200) return; // the generated value happened to be valid
+          assertEnvelope(response, [400, 404]);
+          if (response.status === 400) assert.ok(JSON.parse(response.text).error.param, "400 names the parameter");
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("wrong content types: 415", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          "application/xml",
+          "image/png",
+        ),
+        async (type) => {
+          const response = await http(`${url}/v1/chat/completions`, {
+            method: "POST",
+            body: JSON.stringify(hello("m")),
+            headers: { "content-type": type },
+          });
+          assertEnvelope(response, 415);
+          assert.equal(JSON.parse(response.text).error.code, "unsupported_media_type");
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+
+  it("bodies over the limit: 413 in the envelope", async () => {
+    const big = JSON.stringify(hello("m", { messages: [{ role: "user", content: "x".repeat(LIMIT) }] }));
+    const response = await http(`${url}/v1/chat/completions`, { method: "POST", body: big });
+    assertEnvelope(response, 413);
+    assert.equal(JSON.parse(response.text).error.code, "request_too_large");
+  });
+
+  it("deeply nested and huge JSON within the limit: a designed status", async () => {
+    const depth = 20_000;
+    const deep = `{"model":"unknown-model","messages":[{"role":"user","content":"x"}],"tools":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deep }), [400, 404]);
+    const deepContent = `{"model":"m","messages":[{"role":"user","content":${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
+    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deepContent }), 400);
+    const wide = JSON.stringify(
+      hello("m", { messages: Array.from({ length: 1500 }, () => ({ role: "user", content: 1 })) }),
+    );
+    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: wide }), 400);
+  });
+
+  it("unknown routes and methods: 404 in the envelope", async () => {
+    assertEnvelope(await http(`${url}/v1/nothing`), 404);
+    assertEnvelope(await http(`${url}/v1/chat/completions`), 404);
+  });
+
+  it("slow clients are cut off: headers that never finish, a body that never arrives", async () => {
+    const partialHeaders = await withTimeout(
+      closedAfter(port, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"),
+      10_000,
+      "the server closing a half-sent request",
+    );
+    assert.ok(partialHeaders === "" || partialHeaders.startsWith("HTTP/1.1 408"), partialHeaders);
+    const partialBody = await withTimeout(
+      closedAfter(
+        port,
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mo',
+      ),
+      10_000,
+      "the server closing a request whose body never arrives",
+    );
+    assert.ok(partialBody === "" || partialBody.startsWith("HTTP/1.1 408"), partialBody);
+  });
+
+  it("after all that the process still serves", async () => {
+    const response = await postJson(`${url}/v1/chat/completions`, hello("m"));
+    assert.equal(response.status, 200);
+    assert.equal((await http(`${url}/health`)).status, 200);
+  });
+});

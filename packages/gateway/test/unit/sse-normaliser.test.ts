@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { SseNormaliser, streamErrorEvent } from "../../src/dispatch/sse-normaliser.ts";
+
+function run(chunks: Buffer[]): string {
+  const sse = new SseNormaliser();
+  let out = "";
+  for (const chunk of chunks) out += sse.push(chunk);
+  return out + sse.finish();
+}
+
+function split(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(start, point));
+    start = point;
+  }
+  chunks.push(bytes.subarray(start));
+  return chunks;
+}
+
+describe("SSE normaliser", () => {
+  it("re-frames any chunking of LF or CRLF events into LF events ending with exactly one [DONE]", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: "grapheme", minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s)),
+          { maxLength: 8 },
+        ),
+        fc.constantFrom("\n", "\r\n", "\r"),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (payloads, eol, sendDone, cuts) => {
+          const events = payloads.map((p) => `data: ${p}`);
+          if (sendDone) events.push("data: [DONE]");
+          const upstream = Buffer.from(events.map((e) => `${e}${eol}${eol}`).join(""));
+          const out = run(split(upstream, cuts));
+          const expected = `${payloads.map((p) => `data: ${p}\n\n`).join("")}data: [DONE]\n\n`;
+          assert.equal(out, expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("emits an event only once its blank line arrived", () => {
+    const sse = new SseNormaliser();
+    assert.equal(sse.push(Buffer.from('data: {"a":')), "");
+    assert.equal(sse.push(Buffer.from("1}\r\n")), "");
+    assert.equal(sse.push(Buffer.from("\r\n: keep-alive\r\n\r\ndata: 2")), 'data: {"a":1}\n\n: keep-alive\n\n');
+    assert.equal(sse.finish(), "data: 2\n\ndata: [DONE]\n\n");
+  });
+
+  it("does not add a second [DONE]", () => {
+    assert.equal(run([Buffer.from("data: x\n\ndata: [DONE]\n")]), "data: x\n\ndata: [DONE]\n\n");
+  });
+
+  it("an interrupted stream ends with an OpenAI-style error event and [DONE]", () => {
+    const text = streamErrorEvent("boom");
+    assert.ok(text.endsWith("\n\ndata: [DONE]\n\n"));
+    const error = JSON.parse(text.split("\n")[0]!.slice(6));
+    assert.deepEqual(error, {
+      error: { message: "boom", type: "server_error", param: null, code: "stream_interrupted" },
+    });
+  });
+});
