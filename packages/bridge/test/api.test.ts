@@ -316,14 +316,15 @@ describe("api account", () => {
 
     it("guards every route with 401 + WWW-Authenticate: Bearer for missing, malformed or wrong tokens", async () => {
       const base = url("locked");
-      for (const headers of [
+      const variants: Record<string, string>[] = [
         {},
         { authorization: TOKEN },
         { authorization: `Basic ${TOKEN}` },
         { authorization: "Bearer " },
         { authorization: "Bearer nope" },
         { authorization: `Bearer ${TOKEN}x` },
-      ]) {
+      ];
+      for (const headers of variants) {
         for (const path of ["/api/health", "/api/messages", "/api/stream", "/api/nope"]) {
           expect401(await http(`${base}${path}`, { headers }));
         }
