@@ -3,9 +3,7 @@ import { z } from "zod";
 
 export type KeyKind = "string" | "integer" | "boolean" | "pairs";
 
-const pairs = z.array(z.tuple([z.string(), z.string()]), {
-  error: "must be a list of [regex, replacement] pairs of strings",
-});
+const pairs = z.array(z.tuple([z.string(), z.string()]));
 
 const kinds = {
   string: z.string({ error: "must be a string" }),
@@ -55,6 +53,7 @@ export function isAccountKey(key: string): key is AccountKey {
 export function checkValue(key: AccountKey, value: unknown): string | undefined {
   const result = kinds[ACCOUNT_KEYS[key].kind].safeParse(value);
   if (result.success) return undefined;
+  if (ACCOUNT_KEYS[key].kind === "pairs") return "must be a list of [regex, replacement] pairs of strings";
   return result.error.issues[0]?.message ?? "has an invalid value";
 }
 

@@ -19,7 +19,8 @@ function hasAttachment(message: Message): boolean {
 
 /** Whether the message is dropped before routing: empty text, IgnoreNicks, IgnoreMessages. */
 export function isIgnored(message: Message, rules: SourceRules): boolean {
-  if (message.text === "" && message.event !== Events.userTyping && !hasAttachment(message)) return true;
+  const textless = message.event === Events.userTyping || message.event === Events.msgDelete;
+  if (message.text === "" && !textless && !hasAttachment(message)) return true;
   for (const pattern of rules.ignoreNicks) if (pattern.test(message.username)) return true;
   for (const pattern of rules.ignoreMessages) if (pattern.test(message.text)) return true;
   return false;

@@ -1,0 +1,189 @@
+// The real bin as a child process: flags, config errors (one line on stderr, exit 1), listening, signals.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { freePort, startProcess } from "@switchboard/testkit";
+import { http, openStream, post, readMessages } from "./helpers.ts";
+
+const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "bridge-cli-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileCount = 0;
+function configFile(text: string): string {
+  const path = join(dir, `c${++fileCount}.toml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function gateway(name: string, ...accounts: string[]): string {
+  const entries = accounts.map((a) => `[[gateway.inout]]\naccount = "${a}"\nchannel = "api"\n`).join("");
+  return `[[gateway]]\nname = "${name}"\nenable = true\n${entries}`;
+}
+
+/** Runs the bin to completion; stdout and stderr separately. */
+async function runToExit(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? dir,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+async function expectConfigError(args: string[], pattern: RegExp, options: { cwd?: string } = {}) {
+  const { code, stderr, stdout } = await runToExit(args, options);
+  assert.equal(code, 1, `exit code; stderr: ${stderr}`);
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  assert.equal(lines.length, 1, `exactly one line on stderr, got:\n${stderr}`);
+  assert.match(lines[0] ?? "", pattern);
+  assert.doesNotMatch(stdout, /listening/);
+}
+
+describe("switchboard-bridge command line", { concurrency: 4 }, () => {
+  it("-version and --version print the version and exit 0", async () => {
+    for (const flag of ["-version", "--version"]) {
+      const { code, stdout } = await runToExit([flag]);
+      assert.equal(code, 0);
+      assert.match(stdout, /^switchboard-bridge version \d+\.\d+\.\d+/);
+    }
+  });
+
+  it("an unknown flag is a usage error (exit 2)", async () => {
+    const { code, stderr } = await runToExit(["-nope"]);
+    assert.equal(code, 2);
+    assert.match(stderr, /unknown flag "-nope"/);
+  });
+
+  it("a TOML syntax error names the file, line and column", async () => {
+    const path = configFile('[general]\nRemoteNickFormat = "{NICK}"\nBroken = = 3\n');
+    await expectConfigError(["-conf", path], /config error: .*c\d+\.toml:3:\d+: invalid TOML/);
+  });
+
+  it("no enabled gateway", async () => {
+    const path = configFile('[api.a]\nBindAddress = "127.0.0.1:1"\n[[gateway]]\nname = "g"\nenable = false\n');
+    await expectConfigError(["-conf", path], /no enabled gateway/);
+    await expectConfigError(["--conf", configFile('[api.a]\nBindAddress = "127.0.0.1:1"\n')], /no enabled gateway/);
+  });
+
+  it("an account used in a gateway but not configured", async () => {
+    const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:1"\n${gateway("g", "api.a", "api.zzz")}`);
+    await expectConfigError(
+      [`--conf=${path}`],
+      /account api\.zzz is used in gateway "g" but has no \[api\.zzz\] section/,
+    );
+  });
+
+  it("a protocol that is not supported yet names the supported ones", async () => {
+    const path = configFile(`[irc.libera]\nServer = "irc.libera.chat:6697"\n${gateway("g", "irc.libera")}`);
+    await expectConfigError(["-conf", path], /protocol "irc" is not supported yet; supported protocols: api/);
+    const unknown = configFile(`[foo.a]\nX = 1\n${gateway("g", "foo.a")}`);
+    await expectConfigError(["-conf", unknown], /protocol "foo" is not a known protocol; supported protocols: api/);
+  });
+
+  it("an api account without BindAddress", async () => {
+    const path = configFile(`[api.a]\nBuffer = 10\n${gateway("g", "api.a")}`);
+    await expectConfigError(["-conf", path], /\[api\.a\] has no BindAddress/);
+  });
+
+  it("a duplicate gateway name", async () => {
+    const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:1"\n${gateway("g", "api.a")}${gateway("g", "api.a")}`);
+    await expectConfigError(["-conf", path], /duplicate gateway name "g"/);
+  });
+
+  it("a value of the wrong type", async () => {
+    const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:1"\nBuffer = "ten"\n${gateway("g", "api.a")}`);
+    await expectConfigError(["-conf", path], /\[api\.a\]: Buffer must be an integer/);
+  });
+
+  it("a BindAddress already in use", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const address = blocker.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    try {
+      const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:${port}"\n${gateway("g", "api.a")}`);
+      await expectConfigError(["-conf", path], new RegExp(`BindAddress 127\\.0\\.0\\.1:${port} is already in use`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("reads ./matterbridge.toml by default and says so when it is missing", async () => {
+    const empty = mkdtempSync(join(dir, "empty-"));
+    await expectConfigError([], /cannot read config .*matterbridge\.toml: no such file/, { cwd: empty });
+  });
+
+  it("starts with ./matterbridge.toml, prints where it listens, and exits 0 on SIGTERM with a stream open", async (t) => {
+    const cwd = mkdtempSync(join(dir, "run-"));
+    const [portA, portB] = [await freePort(), await freePort()];
+    writeFileSync(
+      join(cwd, "matterbridge.toml"),
+      `[api.a]\nBindAddress = "127.0.0.1:${portA}"\n[api.b]\nBindAddress = "127.0.0.1:${portB}"\n${gateway("g", "api.a", "api.b")}`,
+    );
+    const bridge = await startProcess(
+      {
+        command: process.execPath,
+        args: [BIN],
+        cwd,
+        ready: { line: `api.b listening on http://127.0.0.1:${portB}` },
+        name: "bridge",
+      },
+      t,
+    );
+    assert.match(bridge.output, new RegExp(`api\\.a listening on http://127\\.0\\.0\\.1:${portA}`));
+    const stream = await openStream(`http://127.0.0.1:${portB}`);
+    await post(`http://127.0.0.1:${portA}`, { text: "hi", username: "u", gateway: "g" });
+    assert.equal((await stream.take(2))[1]?.text, "hi");
+    const exit = await bridge.stop(10_000);
+    assert.deepEqual(exit, { code: 0, signal: null });
+    stream.close();
+  });
+
+  it("exits 0 on SIGINT, and environment variables override the file", async (t) => {
+    const [port, envPort] = [await freePort(), await freePort()];
+    const path = configFile(
+      `[api.a]\nBindAddress = "127.0.0.1:${port}"\n[api.b]\nBindAddress = "127.0.0.1:1"\n${gateway("g", "api.a", "api.b")}`,
+    );
+    const bridge = await startProcess(
+      {
+        command: process.execPath,
+        args: [BIN, "-conf", path, "-debug"],
+        env: {
+          ...process.env,
+          MATTERBRIDGE_API_B_BINDADDRESS: `127.0.0.1:${envPort}`,
+          MATTERBRIDGE_API_B_REMOTENICKFORMAT: "ENV<{NICK}>",
+          MATTERBRIDGE_API_A_TOKEN: "envtok",
+        },
+        ready: { line: `api.b listening on http://127.0.0.1:${envPort}` },
+        name: "bridge",
+      },
+      t,
+    );
+    const a = `http://127.0.0.1:${port}`;
+    assert.equal((await http(`${a}/api/health`)).status, 401);
+    const answer = await post(a, { text: "hi", username: "u", gateway: "g" }, { authorization: "Bearer envtok" });
+    assert.equal(answer.status, 200);
+    const got = await readMessages(`http://127.0.0.1:${envPort}`);
+    assert.equal(got[0]?.username, "ENV<u>");
+    assert.doesNotMatch(bridge.output, /envtok/, "the token is never logged");
+    bridge.killGroup("SIGINT");
+    assert.deepEqual(await bridge.exited, { code: 0, signal: null });
+  });
+});
