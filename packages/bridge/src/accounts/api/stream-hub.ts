@@ -10,6 +10,11 @@ export interface StreamHubOptions {
 
 export class StreamHub {
   readonly #clients = new Set<ServerResponse>();
+  #corked = false;
+  readonly #uncork = () => {
+    this.#corked = false;
+    for (const client of this.#clients) client.uncork();
+  };
 
   constructor(readonly options: StreamHubOptions) {}
 
@@ -18,12 +23,22 @@ export class StreamHub {
   }
 
   add(response: ServerResponse): void {
+    // A client joining while the others are corked is corked too, so every uncork has its cork.
+    if (this.#corked) response.cork();
     this.#clients.add(response);
     response.once("close", () => this.#clients.delete(response));
   }
 
-  /** Writes one NDJSON line (with its newline) to every client. */
+  /**
+   * Writes one NDJSON line (with its newline) to every client. Lines written in the same tick are corked together
+   * and leave in one write per client when the tick ends: no added delay, far fewer syscalls under load.
+   */
   broadcast(line: string): void {
+    if (!this.#corked && this.#clients.size > 0) {
+      this.#corked = true;
+      for (const client of this.#clients) client.cork();
+      setImmediate(this.#uncork);
+    }
     for (const client of this.#clients) {
       if (client.writableLength > this.options.maxBufferedBytes) {
         this.options.onSlowClient?.(client.writableLength);

@@ -1,0 +1,227 @@
+// bench/bridge: POST -> stream delivery latency (p50, p99) and delivered messages per second with 10 stream
+// clients, for the bridge (real bin, two api accounts on one gateway) and, side by side, a minimal node:http
+// POST -> NDJSON fan-out server (the floor). Prints one summary line plus the ratios.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
+import { Pool } from "undici";
+
+const STREAM_CLIENTS = 10;
+const WARMUP = 1_000;
+const LATENCY_MESSAGES = 2_000;
+const THROUGHPUT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const IN_FLIGHT = 64;
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const BIN = join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+
+interface Target {
+  name: string;
+  postUrl: string;
+  streamUrl: string;
+  process: ManagedProcess;
+}
+
+interface Result {
+  p50: number;
+  p99: number;
+  rate: number;
+}
+
+/** Stream clients that record, per message sequence number, when each client received it. */
+class Receivers {
+  readonly #sentAt = new Map<number, bigint>();
+  readonly latenciesNs: number[] = [];
+  #delivered = 0;
+  #waiters: { count: number; resolve: () => void }[] = [];
+  readonly #requests: ReturnType<typeof request>[] = [];
+
+  async open(url: string): Promise<void> {
+    await Promise.all(
+      Array.from(
+        { length: STREAM_CLIENTS },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const req = request(url, { agent: false }, (res) => {
+              let pending = "";
+              let greeted = false;
+              res.setEncoding("utf8");
+              res.on("data", (chunk: string) => {
+                const now = process.hrtime.bigint();
+                pending += chunk;
+                let newline = pending.indexOf("\n");
+                while (newline >= 0) {
+                  const lineText = pending.slice(0, newline);
+                  pending = pending.slice(newline + 1);
+                  newline = pending.indexOf("\n");
+                  if (!greeted) {
+                    greeted = true;
+                    resolve();
+                    continue;
+                  }
+                  this.#onMessage(lineText, now);
+                }
+              });
+            });
+            req.on("error", reject);
+            req.end();
+            this.#requests.push(req);
+          }),
+      ),
+    );
+  }
+
+  markSent(seq: number): void {
+    this.#sentAt.set(seq, process.hrtime.bigint());
+  }
+
+  #onMessage(lineText: string, now: bigint): void {
+    // Lines start with {"text":"m<seq>", (the bridge's fixed field order; the baseline writes the same order).
+    if (!lineText.startsWith('{"text":"m')) return;
+    const seq = Number.parseInt(lineText.slice(10, lineText.indexOf('"', 10)), 10);
+    const sent = this.#sentAt.get(seq);
+    if (sent !== undefined) this.latenciesNs.push(Number(now - sent));
+    this.#delivered++;
+    this.#waiters = this.#waiters.filter((w) => {
+      if (this.#delivered < w.count) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  get delivered(): number {
+    return this.#delivered;
+  }
+
+  until(count: number): Promise<void> {
+    if (this.#delivered >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`only ${this.#delivered}/${count} deliveries after 60 s`)),
+        60_000,
+      );
+      this.#waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  close(): void {
+    for (const req of this.#requests) req.destroy();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function measure(target: Target): Promise<Result> {
+  const receivers = new Receivers();
+  await receivers.open(target.streamUrl);
+  const url = new URL(target.postUrl);
+  const pool = new Pool(url.origin, { connections: 8, pipelining: 1 });
+  let seq = 0;
+  const postOne = async () => {
+    const n = seq++;
+    receivers.markSent(n);
+    const { statusCode, body } = await pool.request({
+      path: url.pathname,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"text":"m${n}","username":"bench","gateway":"bench"}`,
+    });
+    await body.text();
+    if (statusCode !== 200) throw new Error(`${target.name}: POST answered ${statusCode}`);
+  };
+  const run = async (count: number, inFlight: number) => {
+    const end = seq + count;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (seq < end) await postOne();
+      }),
+    );
+  };
+
+  await run(WARMUP, IN_FLIGHT);
+  await receivers.until(seq * STREAM_CLIENTS);
+
+  // Latency: one message at a time, each fully delivered to all clients before the next.
+  receivers.latenciesNs.length = 0;
+  for (let i = 0; i < LATENCY_MESSAGES; i++) {
+    await postOne();
+    await receivers.until(seq * STREAM_CLIENTS);
+  }
+  const sorted = receivers.latenciesNs.slice().sort((a, b) => a - b);
+
+  // Throughput: IN_FLIGHT posts in flight over keep-alive connections; done when all clients got everything.
+  const start = process.hrtime.bigint();
+  await run(THROUGHPUT_MESSAGES, IN_FLIGHT);
+  await receivers.until(seq * STREAM_CLIENTS);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+
+  receivers.close();
+  await pool.close();
+  return { p50: percentile(sorted, 50) / 1e6, p99: percentile(sorted, 99) / 1e6, rate: THROUGHPUT_MESSAGES / seconds };
+}
+
+async function main(): Promise<void> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const teardown = { after: (fn: () => Promise<void> | void) => cleanups.push(async () => fn()) };
+  const dir = mkdtempSync(join(tmpdir(), "bench-bridge-"));
+  try {
+    const [inPort, outPort, basePort] = [await freePort(), await freePort(), await freePort()];
+    const config = join(dir, "bench.toml");
+    writeFileSync(
+      config,
+      `[api.in]\nBindAddress = "127.0.0.1:${inPort}"\nBuffer = 1000\n` +
+        `[api.out]\nBindAddress = "127.0.0.1:${outPort}"\nBuffer = 1000\n` +
+        `[[gateway]]\nname = "bench"\nenable = true\n` +
+        `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n[[gateway.inout]]\naccount = "api.out"\nchannel = "api"\n`,
+    );
+    const bridge = await startProcess(
+      { command: process.execPath, args: [BIN, "-conf", config], ready: { line: "bridge started" }, name: "bridge" },
+      teardown,
+    );
+    const baseline = await startProcess(
+      {
+        command: process.execPath,
+        args: ["--import", "tsx", join(here, "baseline-server.ts"), String(basePort)],
+        ready: { line: "baseline listening" },
+        name: "baseline",
+      },
+      teardown,
+    );
+    const bridgeResult = await measure({
+      name: "bridge",
+      postUrl: `http://127.0.0.1:${inPort}/api/message`,
+      streamUrl: `http://127.0.0.1:${outPort}/api/stream`,
+      process: bridge,
+    });
+    const baseResult = await measure({
+      name: "baseline",
+      postUrl: `http://127.0.0.1:${basePort}/api/message`,
+      streamUrl: `http://127.0.0.1:${basePort}/api/stream`,
+      process: baseline,
+    });
+    const f = (n: number, digits = 3) => n.toFixed(digits);
+    console.log(
+      `bridge: p50 ${f(bridgeResult.p50)} ms, p99 ${f(bridgeResult.p99)} ms, ${f(bridgeResult.rate, 0)} msg/s to ${STREAM_CLIENTS} stream clients` +
+        ` | baseline node:http: p50 ${f(baseResult.p50)} ms, p99 ${f(baseResult.p99)} ms, ${f(baseResult.rate, 0)} msg/s` +
+        ` | ratio bridge/baseline: p50 ${f(bridgeResult.p50 / baseResult.p50, 2)}x, p99 ${f(bridgeResult.p99 / baseResult.p99, 2)}x,` +
+        ` throughput ${f((100 * bridgeResult.rate) / baseResult.rate, 0)}%` +
+        ` (${THROUGHPUT_MESSAGES} posts, ${IN_FLIGHT} in flight, ${LATENCY_MESSAGES} sequential for latency)`,
+    );
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
