@@ -208,6 +208,57 @@ describe("api account", () => {
     stream.close();
   });
 
+  it("accepts files in Extra.file, normalised to Matterbridge's FileInfo keys, and rejects bad ones with 400", async () => {
+    await drain();
+    const file = { Name: "hello.txt", Data: "aGVsbG8gd29ybGQ=", Comment: "a comment" };
+    const answer = await post(url("a"), { text: "", username: "u", gateway: "gw", Extra: { file: [file] } });
+    assert.equal(answer.status, 200, answer.body);
+    const expected = {
+      file: [
+        {
+          Name: "hello.txt",
+          Data: "aGVsbG8gd29ybGQ=",
+          Comment: "a comment",
+          URL: "",
+          Size: 11,
+          Avatar: false,
+          SHA: "",
+          NativeID: "",
+        },
+      ],
+    };
+    assert.deepEqual(JSON.parse(answer.body).Extra, expected);
+    const [got] = await readMessages(url("b"));
+    assert.deepEqual(got?.Extra, expected);
+    assert.deepEqual(Object.keys(got?.Extra?.["file"]?.[0] ?? {}), [
+      "Name",
+      "Data",
+      "Comment",
+      "URL",
+      "Size",
+      "Avatar",
+      "SHA",
+      "NativeID",
+    ]);
+    const empty = await post(url("a"), { text: "x", username: "u", gateway: "gw", Extra: { file: [] } });
+    assert.equal(JSON.parse(empty.body).Extra, null, "an empty file list is no Extra");
+    for (const [extra, pattern] of [
+      [{ file: ["oops"] }, /file\[0\] must be an object/],
+      [{ file: [{ Name: "a" }] }, /needs Data \(base64\) or a URL/],
+      [{ file: [{ Name: "a", Data: "!!!" }] }, /base64/],
+      [{ file: [{ Name: "a", Data: ["aGk="] }] }, /base64/],
+      [{ file: [{ Name: "a", Data: "aGk=", Size: "12" }] }, /Size/],
+      [{ file: [{ Data: "aGk=" }] }, /Name is required/],
+      [{ file: "x" }, /must be a list/],
+      [{ other: [] }, /Extra\.other is not accepted/],
+    ] as const) {
+      const bad = await post(url("a"), { text: "", username: "u", gateway: "gw", Extra: extra });
+      assert.equal(bad.status, 400, JSON.stringify(extra));
+      assert.match(JSON.parse(bad.body).message, pattern);
+    }
+    await readMessages(url("b"));
+  });
+
   it("a plain GET on /api/websocket says to use a WebSocket client", async () => {
     const answer = await http(`${url("a")}/api/websocket`);
     assert.equal(answer.status, 426);
@@ -290,11 +341,7 @@ describe("api account", () => {
         /"text" must be a string/,
       );
       await expectError(await post(url("a"), { text: "x", username: ["u"], gateway: "gw" }), 400, /"username"/);
-      await expectError(
-        await post(url("a"), { text: "x", username: "u", gateway: "gw", Extra: { file: [] } }),
-        400,
-        /Extra/,
-      );
+      await expectError(await post(url("a"), { text: "x", username: "u", gateway: "gw", Extra: "file" }), 400, /Extra/);
       await expectError(await post(url("a"), [1, 2]), 400, /JSON object/);
       await expectError(await post(url("a"), "text"), 400, /JSON object/);
     });

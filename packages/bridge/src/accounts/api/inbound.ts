@@ -1,6 +1,8 @@
 // Validation of a message a client posts (POST /api/message or a websocket frame). Every problem is a designed
 // 400 with a message saying what to fix; nothing a client sends reaches the router unchecked.
 import { Events, type Message } from "../../message.ts";
+import { parseExtra } from "./extra.ts";
+import { InboundError } from "./inbound-error.ts";
 
 /** Events a client may post; the rest are internal (get_channel_members crashes Matterbridge) or need ids. */
 export const CLIENT_EVENTS: readonly string[] = [
@@ -27,14 +29,7 @@ const STRING_FIELDS = [
 ] as const;
 type StringField = (typeof STRING_FIELDS)[number];
 
-export class InboundError extends Error {
-  constructor(
-    readonly status: 400,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { InboundError };
 
 /** Where an account may post: gateway name -> its channel there. */
 export type PostTargets = ReadonlyMap<string, string>;
@@ -83,14 +78,16 @@ export function toMessage(body: unknown, accountId: string, targets: PostTargets
     if (typeof value !== "string") bad(`field "${key}" must be a string, not ${describe(value)}`);
     fields[key as StringField] = value;
   }
-  if (extra !== null) bad('field "Extra" must be null: attachments are not supported through the API yet');
+  const Extra = parseExtra(extra);
 
   const event = fields.event ?? "";
   if (!CLIENT_EVENTS.includes(event)) {
     bad(`event "${event}" cannot be posted; allowed: "" (a normal message), ${CLIENT_EVENTS.slice(1).join(", ")}`);
   }
   const text = fields.text ?? "";
-  if (text.trim() === "" && event !== Events.userTyping) bad("text is empty: nothing to send");
+  if (text.trim() === "" && event !== Events.userTyping && !Extra?.["file"]?.length) {
+    bad("text is empty: nothing to send (send text, or files in Extra.file)");
+  }
   const gateway = fields.gateway ?? "";
   if (gateway === "") bad(`field "gateway" is missing; ${targetsText(targets)}`);
   const channel = targets.get(gateway);
@@ -109,6 +106,6 @@ export function toMessage(body: unknown, accountId: string, targets: PostTargets
     parent_id: fields.parent_id ?? "",
     timestamp,
     id: "",
-    Extra: null,
+    Extra,
   };
 }
