@@ -1,7 +1,8 @@
 // Config loading: matterbridge.toml as users have it (case-insensitive keys, env overlay, gateways) and its errors.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { configFromText } from "../src/config/load.ts";
+import { fileURLToPath } from "node:url";
+import { configFromText, loadConfig } from "../src/config/load.ts";
 
 const load = (text: string, env: NodeJS.ProcessEnv = {}) =>
   configFromText(text, "t.toml", { supportedProtocols: ["api"], env });
@@ -158,6 +159,14 @@ channels = ["x", "y"]
     assert.throws(() => load(ONE.replace('name = "g"\n', "")), /\[\[gateway\]\] number 1 has no name/);
     assert.throws(() => load(ONE.replace("enable = true", 'enable = "yes"')), /enable must be true or false/);
     assert.throws(() => load("[general\n"), /t\.toml:1:\d+: invalid TOML/);
+  });
+
+  it("loads examples/bridge.toml (the config npm start uses)", () => {
+    const path = fileURLToPath(new URL("../../../examples/bridge.toml", import.meta.url));
+    const config = loadConfig(path, { supportedProtocols: ["api"], env: {} });
+    assert.deepEqual([...config.accounts.keys()], ["api.alice", "api.bob"]);
+    assert.deepEqual(config.warnings, []);
+    assert.equal(config.gateways.length, 1);
   });
 
   it("accepts Go-style (?i) flags in patterns", () => {
