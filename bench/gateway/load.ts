@@ -35,6 +35,10 @@ export interface LoadResult {
   invalid: number;
   /** The first problem seen, to explain errors. */
   firstProblem?: string;
+  /** Responses completed in the whole run, warm-up included (to divide servers' CPU time by). */
+  totalRequests: number;
+  /** CPU time this load-generator process used, start-up included (to tell other processes' load apart). */
+  cpuMs?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -59,7 +63,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   const latencies: number[] = [];
   const firstBytes: number[] = [];
-  const result = { errors: 0, non2xx: 0, invalid: 0, requests: 0, firstProblem: undefined as string | undefined };
+  const result = {
+    errors: 0,
+    non2xx: 0,
+    invalid: 0,
+    requests: 0,
+    totalRequests: 0,
+    firstProblem: undefined as string | undefined,
+  };
   const problem = (text: string) => {
     result.firstProblem ??= text;
   };
@@ -123,6 +134,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         if (firstByteAt === 0 && parser.bodyStarted) firstByteAt = now;
         if (!response) return;
         clearTimeout(timer);
+        result.totalRequests++;
         if (firstByteAt === 0) firstByteAt = now;
         if (sentAt >= measureFrom && now <= measureUntil) {
           result.requests++;
@@ -160,6 +172,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   clearTimeout(hardStop);
   return {
     requests: result.requests,
+    totalRequests: result.totalRequests,
     requestsPerSecond: result.requests / (options.durationMs / 1000),
     latencyMs: percentiles(latencies),
     firstByteMs: percentiles(firstBytes),
@@ -173,5 +186,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const options = JSON.parse(process.argv[2] ?? "{}") as LoadOptions;
   const result = await runLoad(options);
+  const cpu = process.cpuUsage();
+  result.cpuMs = (cpu.user + cpu.system) / 1000;
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

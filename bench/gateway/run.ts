@@ -13,6 +13,40 @@ export interface Pinning {
   load?: string;
 }
 
+export interface MeasuredLoad {
+  result: LoadResult;
+  /**
+   * CPU used by processes other than ours while the run lasted, in % of one core: busy ticks of the whole machine minus
+   * those of the servers, the load generator and this process. High values mean the numbers are disturbed.
+   */
+  otherCpuPercent: number;
+  /** CPU time per response of the first server process (the gateway or proxy; the upstream for direct), µs. */
+  serverCpuUsPerRequest: number;
+}
+
+/** Runs the load generator and measures how much CPU the rest of the machine used meanwhile. */
+export async function measureLoad(pin: Pinning, options: LoadOptions, serverPids: number[]): Promise<MeasuredLoad> {
+  const serversBefore = serverPids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  const firstBefore = serverPids[0] === undefined ? 0 : cpuTicks(serverPids[0]);
+  const machineBefore = machineBusyTicks();
+  const selfBefore = process.cpuUsage();
+  const started = Date.now();
+  const result = await runLoadProcess(pin, options);
+  const wallMs = Date.now() - started;
+  const self = process.cpuUsage(selfBefore);
+  const ours =
+    (serverPids.reduce((sum, pid) => sum + cpuTicks(pid), 0) - serversBefore) * 10 +
+    (result.cpuMs ?? 0) +
+    (self.user + self.system) / 1000;
+  const machine = (machineBusyTicks() - machineBefore) * 10;
+  const firstMs = serverPids[0] === undefined ? Number.NaN : (cpuTicks(serverPids[0]) - firstBefore) * 10;
+  return {
+    result,
+    otherCpuPercent: Math.max(0, ((machine - ours) / wallMs) * 100),
+    serverCpuUsPerRequest: result.totalRequests > 0 ? (firstMs * 1000) / result.totalRequests : Number.NaN,
+  };
+}
+
 /** Runs load.ts in its own process (pinned to the load core) and returns its result. */
 export function runLoadProcess(pin: Pinning, options: LoadOptions): Promise<LoadResult> {
   const nodeArgs = ["--import", "tsx", join(here, "load.ts"), JSON.stringify(options)];
@@ -76,7 +110,18 @@ export async function probe(
   return problem;
 }
 
-function cpuTicks(pid: number): number {
+/** Busy clock ticks (1/100 s) of the whole machine: every CPU's user, nice, system, irq, softirq and steal time. */
+export function machineBusyTicks(): number {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return user + nice + system + irq + softirq + steal;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function cpuTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

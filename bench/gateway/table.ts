@@ -11,6 +11,10 @@ export interface CaseResult {
   connections: number;
   target: TargetName;
   result?: LoadResult;
+  /** CPU other processes used during the run, % of one core. */
+  otherCpuPercent?: number;
+  /** CPU time per response of the path's own server process (gateway, proxy, or the upstream for direct), µs. */
+  serverCpuUsPerRequest?: number;
   unavailable?: string;
   note?: string;
 }
@@ -33,9 +37,20 @@ interface Summary {
   p99: number;
   firstByteP50: number;
   problems: number;
+  otherCpu: number;
+  cpuPerRequest: number;
 }
 
-function summarize(runs: LoadResult[]): Summary {
+function summarize(runs: CaseResult[]): Summary {
+  const results = runs.flatMap((run) => (run.result ? [run.result] : []));
+  return {
+    otherCpu: median(runs.map((run) => run.otherCpuPercent ?? Number.NaN)),
+    cpuPerRequest: median(runs.map((run) => run.serverCpuUsPerRequest ?? Number.NaN)),
+    ...summarizeResults(results),
+  };
+}
+
+function summarizeResults(runs: LoadResult[]): Omit<Summary, "otherCpu" | "cpuPerRequest"> {
   return {
     rps: median(runs.map((run) => run.requestsPerSecond)),
     p50: median(runs.map((run) => run.latencyMs.p50)),
@@ -60,7 +75,7 @@ export function renderReport(
     for (const target of Object.keys(LABELS) as TargetName[]) {
       const mine = results.filter((r) => r.caseName === caseName && r.target === target);
       if (mine.length === 0) continue;
-      const measured = mine.flatMap((r) => (r.result ? [r.result] : []));
+      const measured = mine.filter((r) => r.result);
       rows.set(target, measured.length > 0 ? summarize(measured) : (mine[0]?.unavailable ?? "unavailable"));
       for (const r of mine) if (r.note) notes.add(`${LABELS[target]}: ${r.note}`);
     }
@@ -71,26 +86,26 @@ export function renderReport(
     `Closed loop, ${run.durationMs / 1000} s measured after ${run.warmupMs / 1000} s warm-up per run, ` +
       `${run.rounds} round(s) (medians)${run.pinned ? "; servers on core 0, load generator on core 1" : ""}.`,
     "",
-    "| case | path | req/s | p50 ms | p99 ms | first byte p50 ms | errors |",
-    "|---|---|---:|---:|---:|---:|---:|",
+    "| case | path | req/s | p50 ms | p99 ms | first byte p50 ms | server CPU µs/req | errors | other CPU % |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const [caseName, rows] of byCase) {
     for (const [target, summary] of rows) {
       if (typeof summary === "string") {
-        lines.push(`| ${caseName} | ${LABELS[target]} | unavailable: ${summary} | | | | |`);
+        lines.push(`| ${caseName} | ${LABELS[target]} | unavailable: ${summary} | | | | | | |`);
         continue;
       }
       const firstByte = caseName.startsWith("stream") ? ms(summary.firstByteP50) : "";
       lines.push(
-        `| ${caseName} | ${LABELS[target]} | ${summary.rps.toFixed(0)} | ${ms(summary.p50)} | ${ms(summary.p99)} | ${firstByte} | ${summary.problems} |`,
+        `| ${caseName} | ${LABELS[target]} | ${summary.rps.toFixed(0)} | ${ms(summary.p50)} | ${ms(summary.p99)} | ${firstByte} | ${summary.cpuPerRequest.toFixed(0)} | ${summary.problems} | ${Number.isFinite(summary.otherCpu) ? summary.otherCpu.toFixed(0) : "–"} |`,
       );
     }
   }
 
   lines.push(
     "",
-    "| case | Switchboard / minimal proxy (req/s) | Switchboard / Portkey (req/s) | added p50 ms over direct: proxy · Switchboard · Portkey |",
-    "|---|---:|---:|---|",
+    "| case | Switchboard / minimal proxy (req/s) | Switchboard / Portkey (req/s) | CPU per request: proxy / Switchboard | CPU per request: Portkey / Switchboard | added p50 ms over direct: proxy · Switchboard · Portkey |",
+    "|---|---:|---:|---:|---:|---|",
   );
   const get = (rows: Map<TargetName, Summary | string>, target: TargetName) => {
     const value = rows.get(target);
@@ -101,10 +116,13 @@ export function renderReport(
     const proxy = get(rows, "proxy");
     const switchboard = get(rows, "switchboard");
     const portkey = get(rows, "portkey");
+    const nan = Number.NaN;
     const added = (s?: Summary) => (s && direct ? ms(s.p50 - direct.p50) : "–");
     lines.push(
-      `| ${caseName} | ${ratio((switchboard?.rps ?? Number.NaN) / (proxy?.rps ?? Number.NaN))} | ` +
-        `${ratio((switchboard?.rps ?? Number.NaN) / (portkey?.rps ?? Number.NaN))} | ` +
+      `| ${caseName} | ${ratio((switchboard?.rps ?? nan) / (proxy?.rps ?? nan))} | ` +
+        `${ratio((switchboard?.rps ?? nan) / (portkey?.rps ?? nan))} | ` +
+        `${ratio((proxy?.cpuPerRequest ?? nan) / (switchboard?.cpuPerRequest ?? nan))} | ` +
+        `${ratio((portkey?.cpuPerRequest ?? nan) / (switchboard?.cpuPerRequest ?? nan))} | ` +
         `${added(proxy)} · ${added(switchboard)} · ${added(portkey)} |`,
     );
   }
