@@ -1,6 +1,8 @@
-import { errors, Pool } from "undici";
+import { Pool } from "undici";
 import type { BackendSettings } from "../config/types.ts";
-import { type UpstreamReply, type UpstreamResponse, UpstreamUnreachable } from "./types.ts";
+import { toUnreachable } from "./network-errors.ts";
+import type { UpstreamReply, UpstreamResponse } from "./types.ts";
+import { type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
 
 export interface ClientTimeouts {
   /** Time allowed until the response headers arrive, and between body chunks. */
@@ -63,6 +65,27 @@ export class BackendHttpClient {
     }
   }
 
+  /** Sends a request through undici's low-level dispatch: the response goes straight to `sink`. */
+  dispatch(path: string, body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
+    const handler = new SinkHandler(sink);
+    try {
+      this.#pool.dispatch(
+        {
+          method: "POST",
+          path: this.#basePath + path,
+          headers: { ...this.#jsonHeaders, "x-request-id": requestId },
+          body,
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
+        },
+        handler,
+      );
+    } catch (error) {
+      queueMicrotask(() => handler.onResponseError(undefined as never, error as Error));
+    }
+    return handler;
+  }
+
   /** A request whose body is read in full. */
   async fetch(
     method: Method,
@@ -104,26 +127,4 @@ export class BackendHttpClient {
   close(): Promise<void> {
     return this.#pool.close();
   }
-}
-
-export function toUnreachable(error: unknown): Error {
-  if (error instanceof UpstreamUnreachable) return error;
-  if (error instanceof Error && error.name === "AbortError") return error;
-  const timedOut =
-    error instanceof errors.HeadersTimeoutError ||
-    error instanceof errors.BodyTimeoutError ||
-    error instanceof errors.ConnectTimeoutError ||
-    (error instanceof Error && error.name === "TimeoutError");
-  const message = error instanceof Error ? describeNetworkError(error) : String(error);
-  return new UpstreamUnreachable(message, timedOut);
-}
-
-function describeNetworkError(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ECONNREFUSED") return "connection refused";
-  if (code === "UND_ERR_HEADERS_TIMEOUT") return "timed out waiting for the response";
-  if (code === "UND_ERR_BODY_TIMEOUT") return "timed out waiting for the response body";
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return "timed out connecting";
-  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") return "connection reset";
-  return code ? `${error.message} (${code})` : error.message;
 }

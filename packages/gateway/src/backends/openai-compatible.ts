@@ -1,7 +1,8 @@
 import type { BackendSettings } from "../config/types.ts";
 import { BackendHttpClient, type ClientTimeouts } from "./http-client.ts";
 import { modelFromListEntry } from "./model-facts.ts";
-import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply, UpstreamResponse } from "./types.ts";
+import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply } from "./types.ts";
+import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 
 /** vLLM, llama.cpp server, LM Studio, exo, generic OpenAI-compatible servers and OpenAI itself. */
 export class OpenAICompatibleBackend implements Backend {
@@ -26,8 +27,8 @@ export class OpenAICompatibleBackend implements Backend {
     return models;
   }
 
-  chat(body: string | Buffer, requestId: string, signal: AbortSignal): Promise<UpstreamResponse> {
-    return this.client.request("POST", "/v1/chat/completions", body, { signal, requestId });
+  chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
+    return this.client.dispatch("/v1/chat/completions", body, requestId, sink);
   }
 
   embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { BackendSettings, Capability } from "../config/types.ts";
+import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 
 /** A model as a backend reports it. `undefined` means "not known": routing never excludes on unknown facts. */
 export interface ModelInfo {
@@ -37,8 +38,8 @@ export interface Backend {
   readonly settings: BackendSettings;
   /** Fetches the model list (and what is known about each model); throws when the backend is not usable. */
   probe(timeoutMs: number): Promise<ModelInfo[]>;
-  /** Sends an OpenAI chat completion body as is; the caller reads or streams the response. */
-  chat(body: string | Buffer, requestId: string, signal: AbortSignal): Promise<UpstreamResponse>;
+  /** Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. */
+  chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall;
   /** Computes embeddings and answers in OpenAI's format. */
   embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply>;
   close(): Promise<void>;

@@ -3,20 +3,16 @@ import type { BackendState } from "../fleet/backend-state.ts";
 import { estimateCost } from "../policy/pricing.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 
-const STATIC = new WeakMap<BackendState, OutgoingHttpHeaders>();
+const HEADER_NAMES = new WeakMap<BackendState, string>();
 
-/** Header values that never change for a backend, computed once. */
-function staticHeaders(state: BackendState): OutgoingHttpHeaders {
-  let headers = STATIC.get(state);
-  if (!headers) {
-    headers = {
-      "x-gateway-backend": asciiHeader(state.name),
-      "x-gateway-backend-type": state.settings.kind,
-      "x-gateway-privacy-zone": state.settings.zone,
-    };
-    STATIC.set(state, headers);
+/** The backend's name as a header value, computed once. */
+function backendHeader(state: BackendState): string {
+  let value = HEADER_NAMES.get(state);
+  if (value === undefined) {
+    value = asciiHeader(state.name);
+    HEADER_NAMES.set(state, value);
   }
-  return headers;
+  return value;
 }
 
 /** The X-Gateway-* headers of a proxied response. Routing metadata never enters the body. */
@@ -28,7 +24,9 @@ export function routeHeaders(
   maxTokens: number | undefined,
 ): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
-    ...staticHeaders(target.backend),
+    "x-gateway-backend": backendHeader(target.backend),
+    "x-gateway-backend-type": target.backend.settings.kind,
+    "x-gateway-privacy-zone": target.backend.settings.zone,
     "x-gateway-route-reason": reason,
     "x-request-id": requestId,
   };

@@ -17,6 +17,8 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request child logger: request ids are logged explicitly where they matter (dispatch warnings).
+    childLoggerFactory: (logger) => logger,
     bodyLimit: settings.body_limit_bytes,
     return503OnClosing: true,
     forceCloseConnections: "idle",

@@ -6,7 +6,7 @@ import { SseNormaliser, streamErrorEvent } from "../../src/dispatch/sse-normalis
 function run(chunks: Buffer[]): string {
   const sse = new SseNormaliser();
   let out = "";
-  for (const chunk of chunks) out += sse.push(chunk);
+  for (const chunk of chunks) out += sse.push(chunk).toString();
   return out + sse.finish();
 }
 
@@ -51,6 +51,9 @@ describe("SSE normaliser", () => {
     assert.equal(sse.push(Buffer.from('data: {"a":')), "");
     assert.equal(sse.push(Buffer.from("1}\r\n")), "");
     assert.equal(sse.push(Buffer.from("\r\n: keep-alive\r\n\r\ndata: 2")), 'data: {"a":1}\n\n: keep-alive\n\n');
+    const whole = Buffer.from("data: 3\n\n");
+    const fresh = new SseNormaliser();
+    assert.equal(fresh.push(whole), whole, "complete LF events pass through as the same bytes");
     assert.equal(sse.finish(), "data: 2\n\ndata: [DONE]\n\n");
   });
 

@@ -1,0 +1,25 @@
+import { errors } from "undici";
+import { UpstreamUnreachable } from "./types.ts";
+
+/** Any failure to get an answer from a backend, as UpstreamUnreachable (abort errors pass through). */
+export function toUnreachable(error: unknown): Error {
+  if (error instanceof UpstreamUnreachable) return error;
+  if (error instanceof Error && error.name === "AbortError") return error;
+  const timedOut =
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError ||
+    (error instanceof Error && error.name === "TimeoutError");
+  const message = error instanceof Error ? describeNetworkError(error) : String(error);
+  return new UpstreamUnreachable(message, timedOut);
+}
+
+function describeNetworkError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ECONNREFUSED") return "connection refused";
+  if (code === "UND_ERR_HEADERS_TIMEOUT") return "timed out waiting for the response";
+  if (code === "UND_ERR_BODY_TIMEOUT") return "timed out waiting for the response body";
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return "timed out connecting";
+  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") return "connection reset";
+  return code ? `${error.message} (${code})` : error.message;
+}

@@ -1,0 +1,86 @@
+import type { Dispatcher } from "undici";
+import { toUnreachable } from "./network-errors.ts";
+
+/** Receives an upstream response as it arrives (no stream objects in between). */
+export interface ResponseSink {
+  /** The final status and content type arrived. */
+  start(statusCode: number, contentType: string): void;
+  data(chunk: Buffer): void;
+  end(): void;
+  /** A network failure or timeout (UpstreamUnreachable), or the abort the caller asked for. */
+  error(error: Error): void;
+}
+
+/** Control over a request in flight. */
+export interface UpstreamCall {
+  /** Stops the request at once (the client went away); the sink then gets error(). */
+  abort(): void;
+  pause(): void;
+  resume(): void;
+  readonly aborted: boolean;
+}
+
+/** An error meaning "we aborted this on purpose". */
+export class ClientGone extends Error {
+  override readonly name = "AbortError";
+  constructor() {
+    super("the client went away");
+  }
+}
+
+/** undici's low-level handler, adapted to a ResponseSink. */
+export class SinkHandler implements Dispatcher.DispatchHandler, UpstreamCall {
+  #controller: Dispatcher.DispatchController | undefined;
+  #aborted = false;
+  #done = false;
+
+  constructor(private readonly sink: ResponseSink) {}
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  abort(): void {
+    if (this.#aborted || this.#done) return;
+    this.#aborted = true;
+    this.#controller?.abort(new ClientGone());
+  }
+
+  pause(): void {
+    this.#controller?.pause();
+  }
+
+  resume(): void {
+    this.#controller?.resume();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#aborted) controller.abort(new ClientGone());
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return;
+    const type = headers["content-type"];
+    this.sink.start(statusCode, typeof type === "string" ? type : "application/json");
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.sink.data(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#done = true;
+    this.sink.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.sink.error(this.#aborted ? new ClientGone() : toUnreachable(error));
+  }
+}

@@ -1,0 +1,132 @@
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { UpstreamUnreachable } from "../backends/types.ts";
+import type { UpstreamCall } from "../backends/upstream-call.ts";
+import type { AttemptFailure } from "./failure.ts";
+import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
+
+const EVENT_STREAM = /^text\/event-stream/i;
+
+const SSE_HEADERS: OutgoingHttpHeaders = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+export interface AttemptOptions {
+  backend: string;
+  stream: boolean;
+  headers: OutgoingHttpHeaders;
+  res: ServerResponse;
+}
+
+/** How an attempt ended: the client was answered (or left), or the backend failed before the first byte. */
+export type AttemptResult =
+  | { kind: "answered"; ok: boolean; brokenStream?: string }
+  | { kind: "gone" }
+  | { kind: "failed"; failure: AttemptFailure; markUnhealthy: boolean };
+
+/**
+ * One attempt's response handling, fed by undici's dispatch callbacks. Nothing reaches the client before the backend
+ * gave a usable answer: a non-streaming body is read in full, a stream starts at its first complete event. So any
+ * failure before that can fail over. 5xx and 429 bodies are kept for the error report.
+ */
+export class ChatAttempt {
+  readonly done: Promise<AttemptResult>;
+  call: UpstreamCall | undefined;
+  #resolve!: (result: AttemptResult) => void;
+  #status = 0;
+  #contentType = "";
+  #mode: "fail" | "buffer" | "stream" = "buffer";
+  #chunks: Buffer[] = [];
+  #length = 0;
+  #sse: SseNormaliser | undefined;
+  #started = false;
+  readonly #resume = () => this.call?.resume();
+
+  constructor(private readonly options: AttemptOptions) {
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  start(statusCode: number, contentType: string): void {
+    this.#status = statusCode;
+    this.#contentType = contentType;
+    if (statusCode >= 500 || statusCode === 429) this.#mode = "fail";
+    else if (statusCode === 200 && this.options.stream && EVENT_STREAM.test(contentType)) {
+      this.#mode = "stream";
+      this.#sse = new SseNormaliser();
+    } else this.#mode = "buffer";
+  }
+
+  data(chunk: Buffer): void {
+    if (this.#mode !== "stream") {
+      this.#chunks.push(chunk);
+      this.#length += chunk.length;
+      return;
+    }
+    const events = this.#sse!.push(chunk);
+    if (events.length === 0) return;
+    const res = this.options.res;
+    if (res.destroyed) return;
+    if (!this.#started) {
+      this.#started = true;
+      res.writeHead(200, { ...this.options.headers, ...SSE_HEADERS });
+    }
+    if (!res.write(events)) {
+      this.call?.pause();
+      res.once("drain", this.#resume);
+    }
+  }
+
+  end(): void {
+    const { res, headers, backend } = this.options;
+    if (res.destroyed) {
+      this.#resolve({ kind: "gone" });
+      return;
+    }
+    if (this.#mode === "stream") {
+      if (!this.#started) res.writeHead(200, { ...headers, ...SSE_HEADERS });
+      res.end(this.#sse!.finish());
+      this.#resolve({ kind: "answered", ok: true });
+      return;
+    }
+    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#length);
+    if (this.#mode === "fail") {
+      const failure: AttemptFailure = {
+        kind: "status",
+        backend,
+        statusCode: this.#status,
+        contentType: this.#contentType,
+        body,
+      };
+      this.#resolve({ kind: "failed", failure, markUnhealthy: this.#status >= 500 });
+      return;
+    }
+    // Success, or a 4xx that is the client's fault: relayed as it is.
+    headers["content-type"] = this.#contentType;
+    headers["content-length"] = body.length;
+    res.writeHead(this.#status, headers);
+    res.end(body);
+    this.#resolve({ kind: "answered", ok: this.#status < 400 });
+  }
+
+  error(error: Error): void {
+    const { res, backend } = this.options;
+    if (this.call?.aborted || res.destroyed) {
+      this.#resolve({ kind: "gone" });
+      return;
+    }
+    if (this.#started) {
+      res.end(streamErrorEvent(`The backend stream broke off: ${error.message}`));
+      this.#resolve({ kind: "answered", ok: false, brokenStream: error.message });
+      return;
+    }
+    const timedOut = error instanceof UpstreamUnreachable && error.timedOut;
+    this.#resolve({
+      kind: "failed",
+      failure: { kind: "unreachable", backend, message: error.message, timedOut },
+      markUnhealthy: true,
+    });
+  }
+}
