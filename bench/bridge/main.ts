@@ -35,6 +35,8 @@ interface Result {
 class Receivers {
   readonly #sentAt = new Map<number, bigint>();
   readonly latenciesNs: number[] = [];
+  /** Whether lines are parsed for latency (the throughput phase only counts them). */
+  timing = false;
   #delivered = 0;
   #waiters: { count: number; resolve: () => void }[] = [];
   readonly #requests: ReturnType<typeof request>[] = [];
@@ -52,18 +54,21 @@ class Receivers {
               res.on("data", (chunk: string) => {
                 const now = process.hrtime.bigint();
                 pending += chunk;
+                let start = 0;
                 let newline = pending.indexOf("\n");
                 while (newline >= 0) {
-                  const lineText = pending.slice(0, newline);
-                  pending = pending.slice(newline + 1);
-                  newline = pending.indexOf("\n");
                   if (!greeted) {
                     greeted = true;
                     resolve();
-                    continue;
+                  } else {
+                    if (this.timing) this.#record(pending, start, now);
+                    this.#delivered++;
                   }
-                  this.#onMessage(lineText, now);
+                  start = newline + 1;
+                  newline = pending.indexOf("\n", start);
                 }
+                pending = pending.slice(start);
+                this.#wake();
               });
             });
             req.on("error", reject);
@@ -75,16 +80,19 @@ class Receivers {
   }
 
   markSent(seq: number): void {
-    this.#sentAt.set(seq, process.hrtime.bigint());
+    if (this.timing) this.#sentAt.set(seq, process.hrtime.bigint());
   }
 
-  #onMessage(lineText: string, now: bigint): void {
-    // Lines start with {"text":"m<seq>", (the bridge's fixed field order; the baseline writes the same order).
-    if (!lineText.startsWith('{"text":"m')) return;
-    const seq = Number.parseInt(lineText.slice(10, lineText.indexOf('"', 10)), 10);
+  /** Latency of the line starting at `start` (its text is m<seq>; the field order puts text first). */
+  #record(buffer: string, start: number, now: bigint): void {
+    if (!buffer.startsWith('{"text":"m', start)) return;
+    const seq = Number.parseInt(buffer.slice(start + 10, buffer.indexOf('"', start + 10)), 10);
     const sent = this.#sentAt.get(seq);
     if (sent !== undefined) this.latenciesNs.push(Number(now - sent));
-    this.#delivered++;
+  }
+
+  #wake(): void {
+    if (this.#waiters.length === 0) return;
     this.#waiters = this.#waiters.filter((w) => {
       if (this.#delivered < w.count) return true;
       w.resolve();
@@ -153,11 +161,12 @@ async function measure(target: Target): Promise<Result> {
   await receivers.until(seq * STREAM_CLIENTS);
 
   // Latency: one message at a time, each fully delivered to all clients before the next.
-  receivers.latenciesNs.length = 0;
+  receivers.timing = true;
   for (let i = 0; i < LATENCY_MESSAGES; i++) {
     await postOne();
     await receivers.until(seq * STREAM_CLIENTS);
   }
+  receivers.timing = false;
   const sorted = receivers.latenciesNs.slice().sort((a, b) => a - b);
 
   // Throughput: IN_FLIGHT posts in flight over keep-alive connections; done when all clients got everything.
@@ -186,7 +195,13 @@ async function main(): Promise<void> {
         `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n[[gateway.inout]]\naccount = "api.out"\nchannel = "api"\n`,
     );
     const bridge = await startProcess(
-      { command: process.execPath, args: [BIN, "-conf", config], ready: { line: "bridge started" }, name: "bridge" },
+      {
+        command: process.execPath,
+        // BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the bridge under this load.
+        args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
+        ready: { line: "bridge started" },
+        name: "bridge",
+      },
       teardown,
     );
     const baseline = await startProcess(
