@@ -171,3 +171,54 @@ describe("the official openai SDK through the gateway", () => {
     );
   });
 });
+
+describe("an openai-type (cloud) backend", () => {
+  it("sends the configured key, never the client's, and reports cloud type and cost", async () => {
+    const cloud = await startFakeOpenAI({ models: [{ id: "gpt-4o-mini" }], apiKey: "sk-configured" });
+    const closers = new Closers();
+    try {
+      const gateway = await startTestGateway(
+        backendToml("openai", cloud.url, "openai", 'api_key_env = "TEST_OPENAI_KEY"'),
+        closers,
+        { TEST_OPENAI_KEY: "sk-configured" },
+      );
+      const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "sk-client", maxRetries: 0 });
+      const { data, response } = await client.chat.completions
+        .create(
+          { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 100 },
+          { headers: { "x-request-id": "trace-123" } },
+        )
+        .withResponse();
+      assert.equal(data.choices[0]?.message.content, "echo: hi");
+      assert.equal(response.headers.get("x-gateway-backend-type"), "cloud");
+      assert.equal(response.headers.get("x-gateway-privacy-zone"), "open");
+      assert.match(response.headers.get("x-gateway-cost-estimated") ?? "", /^0\.0000\d+$/);
+      assert.equal(response.headers.get("x-request-id"), "trace-123");
+      const sent = cloud.requests.findLast((r) => r.path === "/v1/chat/completions");
+      assert.equal(sent?.headers["authorization"], "Bearer sk-configured");
+      assert.equal(sent?.headers["x-request-id"], "trace-123");
+      assert.ok(cloud.requests.every((r) => r.headers["authorization"] === "Bearer sk-configured"));
+    } finally {
+      await closers.closeAll();
+      await cloud.close();
+    }
+  });
+
+  it("a wrong key makes the backend unhealthy (its probe gets 401)", async () => {
+    const cloud = await startFakeOpenAI({ models: [{ id: "gpt-4o" }], apiKey: "sk-right" });
+    const closers = new Closers();
+    try {
+      const gateway = await startTestGateway(
+        backendToml("openai", cloud.url, "openai", 'api_key_env = "TEST_OPENAI_KEY"'),
+        closers,
+        { TEST_OPENAI_KEY: "sk-wrong" },
+      );
+      const health = await fetch(`${gateway.url}/health`);
+      assert.equal(health.status, 503);
+      assert.equal(((await health.json()) as { status: string }).status, "unhealthy");
+    } finally {
+      await closers.closeAll();
+      await cloud.close();
+    }
+  });
+});
