@@ -100,6 +100,8 @@ describe("api account", () => {
       ["q10", "q11", "q12"],
       "capacity is still Buffer = 3 after a read (Matterbridge falls back to 10)",
     );
+    const counted = await http(`${url("small")}/api/messages`);
+    assert.equal(counted.headers["x-switchboard-dropped"], "11", "2 + 9 dropped so far");
     const drops = run.logs.filter(
       (line) => line.includes("message buffer full") && line.includes('"account":"api.small"'),
     );

@@ -86,6 +86,7 @@ export class ApiAccount implements Account {
       logger,
       debug: context.debug,
       drain: () => this.ring.drain(),
+      dropped: () => this.ring.dropped,
       post: (text) => this.#post(text),
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,

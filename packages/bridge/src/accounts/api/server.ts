@@ -18,6 +18,8 @@ export interface ApiServerDeps {
   debug: boolean;
   /** Read-and-clear of the polling buffer, as encoded messages. */
   drain(): string[];
+  /** Messages the buffer dropped because it was full, over the account's life. */
+  dropped(): number;
   /** Validates and routes a posted message; returns the resulting Message encoded, or throws InboundError. */
   post(text: string): { encoded: string; deliveries: number };
   addStream(response: ServerResponse): void;
@@ -87,7 +89,12 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
 
   app.get("/api/health", (_request, reply) => reply.type("text/plain; charset=utf-8").send("OK"));
 
-  app.get("/api/messages", (_request, reply) => reply.type(JSON_TYPE).send(`[${deps.drain().join(",")}]`));
+  app.get("/api/messages", (_request, reply) =>
+    reply
+      .type(JSON_TYPE)
+      .header("x-switchboard-dropped", String(deps.dropped()))
+      .send(`[${deps.drain().join(",")}]`),
+  );
 
   app.get("/api/stream", (request, reply) => {
     reply.hijack();
