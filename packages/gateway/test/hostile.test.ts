@@ -42,7 +42,8 @@ describe("hostile input never crashes the process or hangs a connection", () => 
   before(async () => {
     upstream = await startFakeOpenAI({ models: [{ id: "m" }] });
     const gateway = await startTestGateway(
-      `[server]\nport = 0\nbody_limit_bytes = ${LIMIT}\nclient_timeout_seconds = 1\n${backendToml("b", upstream.url)}`,
+      `[server]\nport = 0\nbody_limit_bytes = ${LIMIT}\nclient_timeout_seconds = 1\n` +
+        `[routing.aliases]\n"alias-m" = "m"\n${backendToml("b", upstream.url)}`,
       closers,
     );
     url = gateway.url;
@@ -153,6 +154,13 @@ describe("hostile input never crashes the process or hangs a connection", () => 
     const depth = 20_000;
     const deep = `{"model":"unknown-model","messages":[{"role":"user","content":"x"}],"tools":${"[".repeat(depth)}${"]".repeat(depth)}}`;
     assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deep }), [400, 404]);
+    // Forwarding under an alias re-serialises the body: too deep to serialise is a 400, not a hung request.
+    const aliased = deep.replace('"unknown-model"', '"alias-m"');
+    const rejected = await http(`${url}/v1/chat/completions`, { method: "POST", body: aliased });
+    assertEnvelope(rejected, 400);
+    assert.match(JSON.parse(rejected.text).error.message, /nested too deeply/);
+    const deepEmbeddings = `{"model":"alias-m","input":"x","user":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    assertEnvelope(await http(`${url}/v1/embeddings`, { method: "POST", body: deepEmbeddings }), [400, 503]);
     const deepContent = `{"model":"m","messages":[{"role":"user","content":${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
     assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deepContent }), 400);
     const wide = JSON.stringify(

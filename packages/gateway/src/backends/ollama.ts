@@ -71,8 +71,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
 
   override async embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
     const payload: Record<string, unknown> = { model: call.model, input: call.input };
-    const dimensions = call.body["dimensions"];
-    if (typeof dimensions === "number") payload["dimensions"] = dimensions;
+    if (call.dimensions !== undefined) payload["dimensions"] = call.dimensions;
     const reply = await this.client.fetch("POST", "/api/embed", JSON.stringify(payload), { signal, requestId });
     if (reply.statusCode !== 200) return reply;
     let parsed: { embeddings?: unknown; prompt_eval_count?: unknown };

@@ -29,8 +29,9 @@ export interface EmbeddingsCall {
   model: string;
   input: string | string[];
   encodingFormat: "float" | "base64" | undefined;
+  dimensions: number | undefined;
   /** The client's JSON body with `model` already set to the resolved name. */
-  body: Record<string, unknown>;
+  json: string;
 }
 
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */

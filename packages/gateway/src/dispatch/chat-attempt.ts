@@ -41,7 +41,11 @@ export class ChatAttempt {
   #length = 0;
   #sse: SseNormaliser | undefined;
   #started = false;
-  readonly #resume = () => this.call?.resume();
+  #waitingForDrain = false;
+  readonly #resume = () => {
+    this.#waitingForDrain = false;
+    this.call?.resume();
+  };
 
   constructor(private readonly options: AttemptOptions) {
     this.done = new Promise((resolve) => {
@@ -73,7 +77,8 @@ export class ChatAttempt {
       this.#started = true;
       res.writeHead(200, { ...this.options.headers, ...SSE_HEADERS });
     }
-    if (!res.write(events)) {
+    if (!res.write(events) && !this.#waitingForDrain) {
+      this.#waitingForDrain = true;
       this.call?.pause();
       res.once("drain", this.#resume);
     }

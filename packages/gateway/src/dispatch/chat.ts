@@ -2,9 +2,11 @@ import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
+import { ApiError } from "../http/errors.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 import { ChatAttempt } from "./chat-attempt.ts";
-import { type AttemptFailure, describeFailure, sendAttemptsFailed } from "./failure.ts";
+import { type AttemptFailure, describeFailure, sendApiError, sendAttemptsFailed } from "./failure.ts";
+import { bodyWithModel } from "./rewrite-body.ts";
 import { routeHeaders } from "./route-headers.ts";
 
 export interface ChatJob {
@@ -49,9 +51,17 @@ export class ChatDispatcher {
       );
       const attempt = new ChatAttempt({ backend: state.name, stream: job.stream, headers, res });
       current = attempt;
+      let body: Buffer | string;
+      try {
+        body = bodyWithModel(job.body, job.raw, target.model);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        sendApiError(res, error, job.requestId);
+        return;
+      }
       const started = performance.now();
       state.pending++;
-      attempt.call = state.backend.chat(this.#bodyFor(job, target.model), job.requestId, attempt);
+      attempt.call = state.backend.chat(body, job.requestId, attempt);
       const result = await attempt.done;
       state.pending--;
       state.recordRequest(performance.now() - started, result.kind === "answered" && result.ok);
@@ -68,10 +78,5 @@ export class ChatDispatcher {
       );
     }
     if (!gone && !res.headersSent) sendAttemptsFailed(res, failures, job.requestId);
-  }
-
-  #bodyFor(job: ChatJob, model: string): Buffer | string {
-    if (job.body["model"] === model) return job.raw;
-    return JSON.stringify({ ...job.body, model });
   }
 }

@@ -3,13 +3,16 @@ import type { Logger } from "pino";
 import { UpstreamUnreachable } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
+import { ApiError } from "../http/errors.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
-import { type AttemptFailure, describeFailure, sendAttemptsFailed } from "./failure.ts";
+import { type AttemptFailure, describeFailure, sendApiError, sendAttemptsFailed } from "./failure.ts";
+import { bodyWithModel } from "./rewrite-body.ts";
 import { routeHeaders } from "./route-headers.ts";
 
 export interface EmbeddingsJob {
   requestId: string;
   body: Record<string, unknown>;
+  raw: Buffer;
   input: string | string[];
   encodingFormat: "float" | "base64" | undefined;
   targets: readonly Target<BackendState>[];
@@ -40,12 +43,22 @@ export class EmbeddingsDispatcher {
       state.pending++;
       let ok = false;
       try {
+        let json: string | Buffer;
+        try {
+          json = bodyWithModel(job.body, job.raw, target.model);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          sendApiError(res, error, job.requestId);
+          return;
+        }
+        const dimensions = job.body["dimensions"];
         const reply = await state.backend.embeddings(
           {
             model: target.model,
             input: job.input,
             encodingFormat: job.encodingFormat,
-            body: { ...job.body, model: target.model },
+            dimensions: typeof dimensions === "number" ? dimensions : undefined,
+            json: String(json),
           },
           job.requestId,
           controller.signal,

@@ -33,6 +33,11 @@ export function sendAttemptsFailed(res: ServerResponse, failures: readonly Attem
     last?.kind === "unreachable" && last.timedOut
       ? new ApiError(504, `Backend request timed out (${summary})`, "server_error", "backend_timeout")
       : new ApiError(502, `Every backend attempt failed (${summary})`, "server_error", "backend_error");
+  sendApiError(res, error, requestId);
+}
+
+/** Writes an ApiError on a raw (hijacked) response. */
+export function sendApiError(res: ServerResponse, error: ApiError, requestId: string): void {
   const payload = JSON.stringify(error.body());
   res.writeHead(error.statusCode, {
     "content-type": "application/json; charset=utf-8",

@@ -27,6 +27,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       {
         requestId: String(request.id),
         body: parsed.value as Record<string, unknown>,
+        raw: parsed.raw,
         input: input.input,
         encodingFormat: input.encodingFormat,
         targets: decision.targets,
