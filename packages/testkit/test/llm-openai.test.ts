@@ -192,6 +192,44 @@ describe("fake OpenAI server wire details", () => {
     assert.equal(limited.choices[0]?.message.content, "mode");
   });
 
+  it("streams several tool calls as OpenAI does: header with the role first, then argument fragments", async (t) => {
+    const server = await startFakeOpenAI({
+      chunks: 3,
+      reply: () => ({
+        toolCalls: [
+          { id: "call_a", name: "first", arguments: { city: "Oslo" } },
+          { id: "call_b", name: "second", arguments: '{"n":2}' },
+        ],
+      }),
+    });
+    t.after(() => server.close());
+    const tools = [{ type: "function", function: { name: "first" } }];
+    const raw = await (await post(server, "/v1/chat/completions", chatBody({ stream: true, tools }))).text();
+    const deltas = sseData(raw)
+      .filter((data) => data !== "[DONE]")
+      .map((data) => (JSON.parse(data) as { choices: Array<{ delta: Record<string, unknown> }> }).choices[0]?.delta);
+    assert.equal(deltas[0]?.role, "assistant");
+    assert.deepEqual(deltas[0]?.tool_calls, [
+      { index: 0, id: "call_a", type: "function", function: { name: "first", arguments: "" } },
+    ]);
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "x", maxRetries: 0 });
+    const final = await client.chat.completions
+      .stream({
+        model: "fake-model",
+        messages: [{ role: "user", content: "go" }],
+        tools: [{ type: "function", function: { name: "first" } }],
+      })
+      .finalChatCompletion();
+    const calls = final.choices[0]?.message.tool_calls ?? [];
+    assert.deepEqual(
+      calls.map((call) => (call.type === "function" ? [call.id, call.function.name, call.function.arguments] : [])),
+      [
+        ["call_a", "first", '{"city":"Oslo"}'],
+        ["call_b", "second", '{"n":2}'],
+      ],
+    );
+  });
+
   it("requires the API key when one is set", async (t) => {
     const server = await startFakeOpenAI({ apiKey: "sk-right" });
     t.after(() => server.close());

@@ -222,7 +222,6 @@ async function streamChat(exchange: Exchange, flavor: Flavor, plan: StreamPlan):
   const role = flavor === "ollama" ? { role: "assistant" } : {};
   const chunks = exchange.options.chunks ?? 5;
   if (plan.answer.toolCalls) {
-    if (flavor === "openai") deltas.push({ role: "assistant", content: null, refusal: null });
     plan.answer.toolCalls.forEach((call, index) => {
       if (flavor === "ollama") {
         const whole = {
@@ -235,7 +234,12 @@ async function streamChat(exchange: Exchange, flavor: Flavor, plan: StreamPlan):
         return;
       }
       const header = { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
-      deltas.push({ tool_calls: [header] });
+      // As OpenAI does: the first tool call's header travels with the role, later headers alone.
+      deltas.push(
+        index === 0
+          ? { role: "assistant", content: null, tool_calls: [header], refusal: null }
+          : { tool_calls: [header] },
+      );
       for (const fragment of splitIntoChunks(call.arguments, chunks)) {
         deltas.push({ tool_calls: [{ index, function: { arguments: fragment } }] });
       }
