@@ -212,6 +212,10 @@ describe("configuration errors and config init", () => {
     const health = await http(`http://127.0.0.1:${port}/health`);
     assert.equal(health.status, 503);
     assert.equal(health.json().status, "unhealthy");
+    assert.match(
+      gateway.output,
+      /backend local-ollama: unknown -> unhealthy \(1 consecutive failure\(s\): connection refused\)/,
+    );
     const result = await cli(["health", "--url", `http://127.0.0.1:${port}`]);
     assert.equal(result.code, 1, "health exits 1 when the gateway is unhealthy");
     gateway.killGroup("SIGINT");

@@ -68,6 +68,12 @@ export class ChatDispatcher {
       if (result.kind === "gone") return;
       if (result.kind === "answered") {
         if (result.brokenStream) this.registry.failed(state, result.brokenStream);
+        if (this.logger.isLevelEnabled("debug")) {
+          this.logger.debug(
+            { requestId: job.requestId, backend: state.name, model: target.model, stream: job.stream, ok: result.ok },
+            "chat completion relayed",
+          );
+        }
         return;
       }
       if (result.markUnhealthy) this.registry.failed(state, describeFailure(result.failure));

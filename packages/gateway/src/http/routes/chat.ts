@@ -3,7 +3,7 @@ import { chatRequirements } from "../../routing/requirements.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { invalidRequest } from "../errors.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
-import { sendError } from "../send.ts";
+import { sendError, settleHijacked } from "../send.ts";
 import { validateChat } from "../validate-chat.ts";
 
 /** POST /v1/chat/completions: validate, route, dispatch (streaming or not). */
@@ -26,7 +26,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     }
     reply.hijack();
     const maxTokens = body["max_tokens"];
-    await chat.run(
+    const run = chat.run(
       {
         requestId: String(request.id),
         body,
@@ -39,5 +39,6 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       },
       reply.raw,
     );
+    await settleHijacked(run, reply.raw, String(request.id), context.logger);
   });
 }

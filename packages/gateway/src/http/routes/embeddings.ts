@@ -3,7 +3,7 @@ import { embeddingsRequirements } from "../../routing/requirements.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
-import { sendError } from "../send.ts";
+import { sendError, settleHijacked } from "../send.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
 
 /** POST /v1/embeddings: routed only to backends whose model produces embeddings. */
@@ -23,7 +23,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       return sendError(reply, error, headers);
     }
     reply.hijack();
-    await embeddings.run(
+    const run = embeddings.run(
       {
         requestId: String(request.id),
         body: parsed.value as Record<string, unknown>,
@@ -36,5 +36,6 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       },
       reply.raw,
     );
+    await settleHijacked(run, reply.raw, String(request.id), context.logger);
   });
 }
