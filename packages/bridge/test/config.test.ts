@@ -169,6 +169,15 @@ channels = ["x", "y"]
     assert.equal(config.gateways.length, 1);
   });
 
+  it("says that JSON and YAML configs are not supported", () => {
+    for (const name of ["matterbridge.json", "mb.yaml", "mb.YML"]) {
+      assert.throws(
+        () => loadConfig(name, { supportedProtocols: ["api"] }),
+        /configs are not supported; write the same keys as TOML/,
+      );
+    }
+  });
+
   it("accepts Go-style (?i) flags in patterns", () => {
     const config = load(
       ONE.replace('BindAddress = "127.0.0.1:1"', 'BindAddress = "127.0.0.1:1"\nIgnoreNicks = "(?i)^bot"'),

@@ -27,6 +27,10 @@ export interface LoadOptions {
 
 /** Reads, parses, overlays the environment and validates; throws ConfigError with one line on any problem. */
 export function loadConfig(path: string, options: LoadOptions): BridgeConfig {
+  const extension = /\.(json|ya?ml)$/i.exec(path)?.[1];
+  if (extension) {
+    throw new ConfigError(`${path}: ${extension.toUpperCase()} configs are not supported; write the same keys as TOML`);
+  }
   let text: string;
   try {
     text = readFileSync(path, "utf8");
