@@ -51,6 +51,7 @@ if (![durationMs, warmupMs, rounds, ...connectionCounts].every((n) => Number.isF
 
 const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 const pin: Pinning = hasTaskset && !values["no-pin"] ? { servers: "0", load: "1" } : {};
+const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim() || "?";
 const log = (line: string) => console.log(`[bench] ${line}`);
 const running: ManagedProcess[] = [];
 
@@ -104,7 +105,7 @@ function profileFlags(name: string): string[] {
 }
 
 async function main(): Promise<void> {
-  log(machineLine());
+  log(`${machineLine()} · commit ${commit}`);
   log(`pinning: ${pin.servers ? `servers on core ${pin.servers}, load generator on core ${pin.load}` : "none"}`);
   const upstreamPort = await freePort();
   const upstream = await startServer(
@@ -194,7 +195,8 @@ async function main(): Promise<void> {
     }
   }
   console.log(`\n${renderReport(results, { durationMs, warmupMs, rounds, pinned: Boolean(pin.servers) })}`);
-  if (values.json) writeFileSync(values.json, `${JSON.stringify({ machine: machineLine(), results }, null, 2)}\n`);
+  if (values.json)
+    writeFileSync(values.json, `${JSON.stringify({ machine: machineLine(), commit, results }, null, 2)}\n`);
 }
 
 function measureOnce(target: Target, url: string, stream: boolean, connections: number) {
