@@ -159,6 +159,12 @@ describe("the official openai SDK through the gateway", () => {
     }
   });
 
+  it("models.retrieve: one model, including ids with a colon; unknown → NotFoundError", async () => {
+    const model = await client.models.retrieve("qwen2.5:7b");
+    assert.deepEqual([model.id, model.object, model.owned_by], ["qwen2.5:7b", "model", "local-ollama"]);
+    await assert.rejects(client.models.retrieve("no-such-model"), OpenAI.NotFoundError);
+  });
+
   it("an unknown model is the SDK's NotFoundError with model_not_found", async () => {
     await assert.rejects(
       client.chat.completions.create({ model: "gpt-5-ultra", messages: [{ role: "user", content: "x" }] }),

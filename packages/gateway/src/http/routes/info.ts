@@ -1,13 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { statsBody } from "../../telemetry/stats.ts";
 import type { GatewayContext } from "../context.ts";
-import { sendJson } from "../send.ts";
+import { modelNotFound } from "../route-errors.ts";
+import { sendError, sendJson } from "../send.ts";
 
 /** GET /v1/models, /health and /v1/stats. */
 export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
   const { registry, stats, version } = context;
 
-  app.get("/v1/models", async (_request, reply) => {
+  const listModels = (): Record<string, unknown>[] => {
     const data: Record<string, unknown>[] = [];
     for (const state of registry.backends) {
       if (!state.healthy) continue;
@@ -23,8 +24,19 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
         data.push(entry);
       }
     }
-    data.sort((a, b) => compare(a["id"], b["id"]) || compare(a["owned_by"], b["owned_by"]));
-    sendJson(reply, { object: "list", data });
+    return data.sort((a, b) => compare(a["id"], b["id"]) || compare(a["owned_by"], b["owned_by"]));
+  };
+
+  app.get("/v1/models", async (_request, reply) => {
+    sendJson(reply, { object: "list", data: listModels() });
+  });
+
+  // OpenAI's "retrieve model": the first healthy backend's entry for the id (ids may contain "/", hence the wildcard).
+  app.get("/v1/models/*", async (request, reply) => {
+    const id = decodeURIComponent((request.params as { "*": string })["*"]);
+    const entry = listModels().find((model) => model.id === id);
+    if (entry) return sendJson(reply, entry);
+    sendError(reply, modelNotFound(id, registry.healthyModelIds()));
   });
 
   app.get("/health", async (_request, reply) => {
