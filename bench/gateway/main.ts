@@ -7,7 +7,7 @@
 //        --max-noise PCT (25) --retries N (1): a run during which other processes used more than PCT % of a core is
 //        repeated up to N times (this machine is shared)
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -54,9 +54,11 @@ const pin: Pinning = hasTaskset && !values["no-pin"] ? { servers: "0", load: "1"
 const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim() || "?";
 const log = (line: string) => console.log(`[bench] ${line}`);
 const running: ManagedProcess[] = [];
+const temporaryDirs: string[] = [];
 
 async function stopAll(): Promise<void> {
   await Promise.all(running.map((child) => child.stop(3_000)));
+  for (const dir of temporaryDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
@@ -223,6 +225,7 @@ async function startSwitchboard(upstreamUrl: string, upstreamPid: number): Promi
   if (missing) return { name: "switchboard", unavailable: missing, pids: [] };
   const port = await freePort();
   const config = writeSwitchboardConfig(port, upstreamUrl);
+  temporaryDirs.push(dirname(config));
   const profile = profileFlags("switchboard");
   try {
     const gateway = await startServer(
