@@ -7,10 +7,22 @@ import type { LoadOptions, LoadResult } from "./load.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** CPU lists for taskset (absent: no pinning). */
+/** CPU lists for taskset (absent: no pinning), and a nice value for every process the bench starts. */
 export interface Pinning {
   servers?: string;
   load?: string;
+  nice?: number;
+}
+
+/** The command line that runs node with `nodeArgs` on `cpus` (taskset) at the pinning's nice value. */
+export function nodeCommand(pin: Pinning, cpus: string | undefined, nodeArgs: string[]): [string, string[]] {
+  const argv = [
+    ...(pin.nice !== undefined ? ["nice", "-n", String(pin.nice)] : []),
+    ...(cpus ? ["taskset", "-c", cpus] : []),
+    process.execPath,
+    ...nodeArgs,
+  ];
+  return [argv[0]!, argv.slice(1)];
 }
 
 export interface MeasuredLoad {
@@ -50,8 +62,7 @@ export async function measureLoad(pin: Pinning, options: LoadOptions, serverPids
 /** Runs load.ts in its own process (pinned to the load core) and returns its result. */
 export function runLoadProcess(pin: Pinning, options: LoadOptions): Promise<LoadResult> {
   const nodeArgs = ["--import", "tsx", join(here, "load.ts"), JSON.stringify(options)];
-  const command = pin.load ? "taskset" : process.execPath;
-  const args = pin.load ? ["-c", pin.load, process.execPath, ...nodeArgs] : nodeArgs;
+  const [command, args] = nodeCommand(pin, pin.load, nodeArgs);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

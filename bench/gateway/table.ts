@@ -65,7 +65,7 @@ const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}Ã
 
 export function renderReport(
   results: CaseResult[],
-  run: { durationMs: number; warmupMs: number; rounds: number; pinned: boolean },
+  run: { durationMs: number; warmupMs: number; rounds: number; pinned: boolean; nice?: number },
 ): string {
   const cases = [...new Set(results.map((r) => r.caseName))];
   const byCase = new Map<string, Map<TargetName, Summary | string>>();
@@ -84,7 +84,8 @@ export function renderReport(
 
   const lines = [
     `Closed loop, ${run.durationMs / 1000} s measured after ${run.warmupMs / 1000} s warm-up per run, ` +
-      `${run.rounds} round(s) (medians)${run.pinned ? "; servers on core 0, load generator on core 1" : ""}.`,
+      `${run.rounds} round(s) (medians)${run.pinned ? "; servers on core 0, load generator on core 1" : ""}` +
+      `${run.nice !== undefined ? `; bench processes at nice ${run.nice}` : ""}.`,
     "",
     "| case | path | req/s | p50 ms | p99 ms | first byte p50 ms | server CPU Âµs/req | errors | other CPU % |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|",
