@@ -17,6 +17,8 @@ export class BackendHttpClient {
   readonly #basePath: string;
   readonly #jsonHeaders: Record<string, string>;
   readonly #plainHeaders: Record<string, string>;
+  /** The JSON headers as undici's flat [name, value, ...] list (cheaper per request than an object). */
+  readonly #jsonHeaderList: string[];
   readonly #timeoutMs: number;
 
   constructor(settings: BackendSettings, timeouts: ClientTimeouts) {
@@ -33,6 +35,7 @@ export class BackendHttpClient {
     const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
     this.#plainHeaders = { accept: "application/json", ...auth };
     this.#jsonHeaders = { "content-type": "application/json", ...auth };
+    this.#jsonHeaderList = Object.entries(this.#jsonHeaders).flat();
   }
 
   /** Starts a request; resolves when the response headers are in. Network failures become UpstreamUnreachable. */
@@ -73,7 +76,7 @@ export class BackendHttpClient {
         {
           method: "POST",
           path: this.#basePath + path,
-          headers: { ...this.#jsonHeaders, "x-request-id": requestId },
+          headers: [...this.#jsonHeaderList, "x-request-id", requestId],
           body,
           headersTimeout: this.#timeoutMs,
           bodyTimeout: this.#timeoutMs,

@@ -42,10 +42,6 @@ export class ChatAttempt {
   #sse: SseNormaliser | undefined;
   #started = false;
   #waitingForDrain = false;
-  readonly #resume = () => {
-    this.#waitingForDrain = false;
-    this.call?.resume();
-  };
 
   constructor(private readonly options: AttemptOptions) {
     this.done = new Promise((resolve) => {
@@ -80,7 +76,10 @@ export class ChatAttempt {
     if (!res.write(events) && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
       this.call?.pause();
-      res.once("drain", this.#resume);
+      res.once("drain", () => {
+        this.#waitingForDrain = false;
+        this.call?.resume();
+      });
     }
   }
 

@@ -5,6 +5,8 @@ import { PolicyTable } from "./policies.ts";
 import { orderCandidates, type StrategyState, type Weights } from "./strategy.ts";
 import type { Candidate, Filter, Rejection, Requirements, RouteDecision, RouteReason, Target } from "./types.ts";
 
+const NO_FALLBACKS: readonly string[] = [];
+
 /** What routing reads from the fleet: no I/O, just lookups. */
 export interface FleetView<C extends Candidate> {
   backendsFor(model: string): readonly C[];
@@ -50,7 +52,8 @@ export class Router {
     const rejections: Rejection[] = [];
     const primaryPolicy = this.#policies.match(resolved);
     const primary = this.#candidates(resolved, requirements, fleet, rejections);
-    const chain = (this.#options.fallbacks[resolved] ?? []).map((name) => this.resolveAlias(name));
+    const configured = this.#options.fallbacks[resolved];
+    const chain = configured === undefined ? NO_FALLBACKS : configured.map((name) => this.resolveAlias(name));
     const targets: Target<C>[] = primary.map((backend) => ({ backend, model: resolved, fallback: false }));
     // Fallback models are tried when the primary has no candidate, and after every primary candidate failed.
     for (const model of chain) {
@@ -93,7 +96,7 @@ export class Router {
     rejections: Rejection[],
   ): C[] {
     const context = { model, requirements, policy: this.#policies.match(model) };
-    let candidates: C[] = [...fleet.backendsFor(model)];
+    let candidates = fleet.backendsFor(model) as C[];
     for (const filter of this.#filters) {
       if (candidates.length === 0) break;
       candidates = filter(candidates, context, rejections);

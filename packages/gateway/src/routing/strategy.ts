@@ -23,7 +23,14 @@ export interface StrategyState {
   random: () => number;
 }
 
-/** Orders the candidates: the first is chosen, the rest are the failover order. Stable for equal scores. */
+function byPriority<C extends Candidate>(candidates: readonly C[]): C[] {
+  return [...candidates].sort((a, b) => a.settings.priority - b.settings.priority);
+}
+
+/**
+ * Orders the candidates: the first is chosen, the rest are the failover order. Stable for equal scores. The result may
+ * be the input array itself (one candidate); callers must not mutate it.
+ */
 export function orderCandidates<C extends Candidate>(
   candidates: readonly C[],
   strategy: Strategy,
@@ -31,11 +38,10 @@ export function orderCandidates<C extends Candidate>(
   model: string,
   state: StrategyState,
 ): C[] {
-  if (candidates.length <= 1) return [...candidates];
-  const byPriority = () => [...candidates].sort((a, b) => a.settings.priority - b.settings.priority);
+  if (candidates.length <= 1) return candidates as C[];
   switch (strategy) {
     case "priority_only":
-      return byPriority();
+      return byPriority(candidates);
     case "round_robin": {
       const position = state.counters.get(model) ?? 0;
       state.counters.set(model, (position + 1) % candidates.length);
@@ -44,7 +50,7 @@ export function orderCandidates<C extends Candidate>(
     }
     case "random": {
       const pick = Math.min(Math.floor(state.random() * candidates.length), candidates.length - 1);
-      const rest = byPriority().filter((candidate) => candidate !== candidates[pick]);
+      const rest = byPriority(candidates).filter((candidate) => candidate !== candidates[pick]);
       return [candidates[pick]!, ...rest];
     }
     default: {

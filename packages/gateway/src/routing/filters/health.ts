@@ -1,14 +1,11 @@
-import type { Filter } from "../types.ts";
+import type { Candidate, Filter } from "../types.ts";
+import { keep } from "./keep.ts";
+
+function check(candidate: Candidate) {
+  return candidate.status === "healthy"
+    ? undefined
+    : { reason: "unhealthy" as const, detail: `backend is ${candidate.status}` };
+}
 
 /** Only healthy backends serve. */
-export const healthFilter: Filter = (candidates, context, rejected) =>
-  candidates.filter((candidate) => {
-    if (candidate.status === "healthy") return true;
-    rejected.push({
-      backend: candidate.name,
-      model: context.model,
-      reason: "unhealthy",
-      detail: `backend is ${candidate.status}`,
-    });
-    return false;
-  });
+export const healthFilter: Filter = (candidates, context, rejected) => keep(candidates, context, rejected, check);
