@@ -13,11 +13,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
-import { installPortkey, portkeyHeaders } from "./portkey.ts";
-import { measureLoad, nodeCommand, type Pinning, probe, runLoadProcess, settle } from "./run.ts";
-import { GATEWAY_BIN, switchboardMissing, writeSwitchboardConfig } from "./switchboard.ts";
+import { measureLoad, nodeCommand, type Pinning, runLoadProcess, settle } from "./run.ts";
 import { type CaseResult, machineLine, renderReport, type TargetName } from "./table.ts";
-import { BENCH_MODEL } from "./upstream.ts";
+import { chatBody, type StartContext, startPortkey, startSwitchboard, type Target } from "./targets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -79,32 +77,6 @@ async function startServer(name: string, args: string[], port: number, cwd = roo
   return child;
 }
 
-const chatBody = (stream: boolean) =>
-  JSON.stringify({
-    model: BENCH_MODEL,
-    messages: [
-      { role: "system", content: "You are a helpful assistant." },
-      { role: "user", content: "Write one sentence about foxes and dogs, please." },
-    ],
-    temperature: 0.7,
-    max_tokens: 64,
-    ...(stream ? { stream: true } : {}),
-  });
-
-interface Target {
-  name: TargetName;
-  url?: string;
-  headers?: Record<string, string>;
-  /** For streams, when the stock server cannot serve them (another URL, or none). */
-  streamUrl?: string;
-  unavailable?: string;
-  streamNote?: string;
-  /** Its own server process first (CPU per request is read from it), then the upstream. */
-  pids: number[];
-  /** For streams, when another process serves them. */
-  streamPids?: number[];
-}
-
 /** With --profile DIR, node flags that write a CPU profile of the process into DIR/<name> when it exits. */
 function profileFlags(name: string): string[] {
   return values.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(resolve(values.profile), name)}`] : [];
@@ -134,8 +106,9 @@ async function main(): Promise<void> {
     targets.push({ name: "proxy", url: `http://127.0.0.1:${port}`, pids: [proxy.pid, upstream.pid] });
   }
 
-  if (wanted.has("switchboard")) targets.push(await startSwitchboard(upstreamUrl, upstream.pid));
-  if (wanted.has("portkey")) targets.push(await startPortkey(upstreamUrl, upstream.pid));
+  const context: StartContext = { root, startServer, profileFlags, log, temporaryDirs };
+  if (wanted.has("switchboard")) targets.push(await startSwitchboard(context, upstreamUrl, upstream.pid));
+  if (wanted.has("portkey")) targets.push(await startPortkey(context, upstreamUrl, upstream.pid));
 
   // Warm every path up (JIT, connection pools) before anything is measured.
   for (const target of targets) {
@@ -225,91 +198,6 @@ function measureOnce(target: Target, url: string, stream: boolean, connections: 
       pids,
     ),
   );
-}
-
-async function startSwitchboard(upstreamUrl: string, upstreamPid: number): Promise<Target> {
-  const missing = switchboardMissing(root);
-  if (missing) return { name: "switchboard", unavailable: missing, pids: [] };
-  const port = await freePort();
-  const config = writeSwitchboardConfig(port, upstreamUrl);
-  temporaryDirs.push(dirname(config));
-  const profile = profileFlags("switchboard");
-  try {
-    const gateway = await startServer(
-      "switchboard",
-      [...profile, join(root, GATEWAY_BIN), "serve", "-c", config],
-      port,
-    );
-    const url = `http://127.0.0.1:${port}`;
-    const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), {}, "chatcmpl-bench", 20_000);
-    if (failure) return { name: "switchboard", unavailable: `its answer was wrong: ${failure}`, pids: [] };
-    const streamFailure = await probe(`${url}/v1/chat/completions`, chatBody(true), {}, "data: [DONE]", 5_000);
-    return {
-      name: "switchboard",
-      url,
-      pids: [gateway.pid, upstreamPid],
-      streamNote: streamFailure ? `streaming failed: ${streamFailure}` : undefined,
-      streamUrl: streamFailure ? "" : undefined,
-    };
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error);
-    return { name: "switchboard", unavailable: `did not start: ${message}`, pids: [] };
-  }
-}
-
-async function startPortkey(upstreamUrl: string, upstreamPid: number): Promise<Target> {
-  let install: ReturnType<typeof installPortkey>;
-  try {
-    install = installPortkey(join(root, "bench", ".peers"), log);
-  } catch (error) {
-    return { name: "portkey", unavailable: `install failed: ${String(error)}`, pids: [] };
-  }
-  const headers = portkeyHeaders(upstreamUrl);
-  const cwd = dirname(install.stock);
-  const port = await freePort();
-  const stock = await startServer("portkey", [install.stock, `--port=${port}`, "--headless"], port, cwd);
-  const url = `http://127.0.0.1:${port}`;
-  const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), headers, "chatcmpl-bench", 10_000);
-  if (failure) return { name: "portkey", unavailable: `its answer was wrong: ${failure}`, pids: [] };
-  const stockStream = await probe(`${url}/v1/chat/completions`, chatBody(true), headers, "data: [DONE]", 3_000);
-  if (!stockStream) return { name: "portkey", url, headers, pids: [stock.pid, upstreamPid] };
-  log(`stock Portkey ${"cannot stream"}: ${stockStream}`);
-  if (!install.patched) {
-    return {
-      name: "portkey",
-      url,
-      headers,
-      streamUrl: "",
-      streamNote: `stock build fails: ${stockStream}`,
-      pids: [stock.pid, upstreamPid],
-    };
-  }
-  const patchedPort = await freePort();
-  const patched = await startServer(
-    "portkey-patched",
-    [install.patched, `--port=${patchedPort}`, "--headless"],
-    patchedPort,
-    cwd,
-  );
-  const patchedUrl = `http://127.0.0.1:${patchedPort}`;
-  const patchedFailure = await probe(
-    `${patchedUrl}/v1/chat/completions`,
-    chatBody(true),
-    headers,
-    "data: [DONE]",
-    5_000,
-  );
-  return {
-    name: "portkey",
-    url,
-    headers,
-    streamUrl: patchedFailure ? "" : patchedUrl,
-    streamNote: patchedFailure
-      ? `stock build fails (${stockStream}); the patched build too (${patchedFailure})`
-      : `stock build answers 500 ("TypeError: immutable"); streamed rows use the 2-line patched build`,
-    pids: [stock.pid, upstreamPid],
-    streamPids: [patched.pid, upstreamPid],
-  };
 }
 
 try {
