@@ -6,11 +6,13 @@ import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
 
 const EVENT_STREAM = /^text\/event-stream/i;
 
-const SSE_HEADERS: OutgoingHttpHeaders = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
-  "x-accel-buffering": "no",
-};
+/** Adds the event-stream headers to a response's headers (the object is the attempt's own). */
+function withSseHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  headers["content-type"] = "text/event-stream; charset=utf-8";
+  headers["cache-control"] = "no-cache";
+  headers["x-accel-buffering"] = "no";
+  return headers;
+}
 
 export interface AttemptOptions {
   backend: string;
@@ -71,7 +73,7 @@ export class ChatAttempt {
     if (res.destroyed) return;
     if (!this.#started) {
       this.#started = true;
-      res.writeHead(200, { ...this.options.headers, ...SSE_HEADERS });
+      res.writeHead(200, withSseHeaders(this.options.headers));
     }
     if (!res.write(events) && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
@@ -90,7 +92,7 @@ export class ChatAttempt {
       return;
     }
     if (this.#mode === "stream") {
-      if (!this.#started) res.writeHead(200, { ...headers, ...SSE_HEADERS });
+      if (!this.#started) res.writeHead(200, withSseHeaders(headers));
       res.end(this.#sse!.finish());
       this.#resolve({ kind: "answered", ok: true });
       return;

@@ -1,31 +1,32 @@
 import { StringDecoder } from "node:string_decoder";
 
-const DONE = /(^|\n)data: ?\[DONE\]\n/;
 const LF = 0x0a;
 const CR = 0x0d;
+const ENDS_WITH_DONE = /(^|\n)data: ?\[DONE\]\n\n$/;
 
 /**
- * Re-frames an upstream SSE byte stream into complete LF-terminated events: CRLF and CR become LF, an event is emitted
- * only once its blank line has arrived, and `[DONE]` is remembered so the relay can guarantee one at the end.
- * A chunk that is exactly a run of complete LF events (the usual case) is passed through as the same bytes.
+ * Re-frames an upstream SSE byte stream into complete LF-terminated events: CRLF and CR become LF, and an event is
+ * emitted only once its blank line has arrived. A chunk that is exactly a run of complete LF events (the usual case)
+ * is passed through as the same bytes, without decoding or scanning for `[DONE]`: whether the stream ended with
+ * `[DONE]` is read from the last event only, when it ends.
  */
 export class SseNormaliser {
-  readonly #decoder = new StringDecoder("utf8");
+  #decoder: StringDecoder | undefined;
   #pending = "";
   #sawCr = false;
   /** Nothing is buffered: no partial event, no partial character, no trailing CR. */
   #clean = true;
-  done = false;
+  /** The last complete events emitted. */
+  #last: Buffer | string = "";
 
   /** Feeds upstream bytes; returns the complete events they finish (empty when none). */
   push(chunk: Buffer): Buffer | string {
     const length = chunk.length;
     if (this.#clean && length >= 2 && chunk[length - 1] === LF && chunk[length - 2] === LF && !chunk.includes(CR)) {
-      if (!this.done && (chunk.includes("data: [DONE]") || chunk.includes("data:[DONE]"))) {
-        this.done = DONE.test(chunk.toString("latin1"));
-      }
+      this.#last = chunk;
       return chunk;
     }
+    this.#decoder ??= new StringDecoder("utf8");
     let text = this.#decoder.write(chunk);
     if (this.#sawCr && text.startsWith("\n")) text = text.slice(1); // the \n of a CRLF split across chunks
     this.#sawCr = text.endsWith("\r");
@@ -38,27 +39,25 @@ export class SseNormaliser {
     } else {
       events = buffered.slice(0, end + 2);
       this.#pending = buffered.slice(end + 2);
-      if (!this.done && DONE.test(events)) this.done = true;
+      this.#last = events;
     }
     this.#clean = this.#pending === "" && !this.#sawCr && (length === 0 || chunk[length - 1]! < 0x80);
     return events;
   }
 
-  /** At a clean upstream end: whatever is left as a complete event, then `data: [DONE]` if upstream sent none. */
+  /** At a clean upstream end: whatever is left as a complete event, then `data: [DONE]` unless the stream ended so. */
   finish(): string {
-    let rest = (this.#pending + this.#decoder.end()).replace(/\r\n?/g, "\n").replace(/^\n+/, "");
-    this.#pending = "";
-    if (rest.trim() !== "") {
-      rest = rest.endsWith("\n") ? `${rest}\n` : `${rest}\n\n`;
-      if (DONE.test(rest)) this.done = true;
-    } else {
-      rest = "";
+    let rest = "";
+    if (this.#decoder !== undefined || this.#pending !== "") {
+      rest = (this.#pending + (this.#decoder?.end() ?? "")).replace(/\r\n?/g, "\n").replace(/^\n+/, "");
+      this.#pending = "";
+      if (rest.trim() === "") rest = "";
+      else rest = rest.endsWith("\n") ? `${rest}\n` : `${rest}\n\n`;
     }
-    if (!this.done) {
-      this.done = true;
-      rest += "data: [DONE]\n\n";
-    }
-    return rest;
+    if (rest !== "") this.#last = rest;
+    const last = this.#last;
+    const tail = typeof last === "string" ? last.slice(-32) : last.subarray(-32).toString("latin1");
+    return ENDS_WITH_DONE.test(tail) ? rest : `${rest}data: [DONE]\n\n`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import type { GatewayContext, JsonBody } from "./context.ts";
 import { ApiError, fromFrameworkError, invalidRequest } from "./errors.ts";
 import { registerChatRoute } from "./routes/chat.ts";
@@ -15,10 +15,9 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   const { server: settings } = context.config;
   const clientTimeoutMs = settings.client_timeout_seconds * 1000;
   const app = Fastify({
-    loggerInstance: context.logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    // No per-request child logger: request ids are logged explicitly where they matter (dispatch warnings).
-    childLoggerFactory: (logger) => logger,
+    // No framework logger: fastify then creates no per-request child logger. The gateway logs through its own pino
+    // instance, with request ids where they matter (dispatch warnings, debug lines).
+    logger: false,
     bodyLimit: settings.body_limit_bytes,
     return503OnClosing: true,
     forceCloseConnections: "idle",
