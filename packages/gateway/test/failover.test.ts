@@ -83,6 +83,26 @@ describe("failover, fallback and streaming failures", () => {
     assert.equal(secondary.requests.length, before);
   });
 
+  it("a backend's 401/403 is never relayed (it is the gateway's key, not the client's): failover, then 502", async () => {
+    const secret = {
+      error: {
+        message: "Incorrect API key provided: sk-abc***xyz",
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_api_key",
+      },
+    };
+    primary.setFault({ kind: "status", status: 401, scope: "inference", body: secret });
+    const failedOver = await chat();
+    assert.equal(failedOver.status, 200);
+    assert.equal(failedOver.headers["x-gateway-backend"], "secondary");
+    secondary.setFault({ kind: "status", status: 403, scope: "inference", body: secret });
+    const failed = await chat();
+    assert.equal(failed.status, 502);
+    assert.ok(!failed.text.includes("sk-abc"), failed.text);
+    assert.match(failed.json().error.message, /primary: HTTP 401; secondary: HTTP 403/);
+  });
+
   it("answers 502 naming every attempt when all fail, and relays 429 when every backend is rate limiting", async () => {
     primary.setFault({ kind: "status", status: 500, scope: "inference" });
     secondary.setFault({ kind: "status", status: 503, scope: "inference" });

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { UpstreamUnreachable } from "../backends/types.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
-import type { AttemptFailure } from "./failure.ts";
+import { type AttemptFailure, isBackendFault } from "./failure.ts";
 import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
 
 const EVENT_STREAM = /^text\/event-stream/i;
@@ -30,7 +30,8 @@ export type AttemptResult =
 /**
  * One attempt's response handling, fed by undici's dispatch callbacks. Nothing reaches the client before the backend
  * gave a usable answer: a non-streaming body is read in full, a stream starts at its first complete event. So any
- * failure before that can fail over. 5xx and 429 bodies are kept for the error report.
+ * failure before that can fail over. The bodies of backend faults (5xx, 429, 401/403) are kept for the error report,
+ * never relayed.
  */
 export class ChatAttempt {
   readonly done: Promise<AttemptResult>;
@@ -54,7 +55,7 @@ export class ChatAttempt {
   start(statusCode: number, contentType: string): void {
     this.#status = statusCode;
     this.#contentType = contentType;
-    if (statusCode >= 500 || statusCode === 429) this.#mode = "fail";
+    if (isBackendFault(statusCode)) this.#mode = "fail";
     else if (statusCode === 200 && this.options.stream && EVENT_STREAM.test(contentType)) {
       this.#mode = "stream";
       this.#sse = new SseNormaliser();
@@ -106,7 +107,7 @@ export class ChatAttempt {
         contentType: this.#contentType,
         body,
       };
-      this.#resolve({ kind: "failed", failure, markUnhealthy: this.#status >= 500 });
+      this.#resolve({ kind: "failed", failure, markUnhealthy: this.#status !== 429 });
       return;
     }
     // Success, or a 4xx that is the client's fault: relayed as it is.

@@ -5,7 +5,7 @@ import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
-import { type AttemptFailure, describeFailure, sendApiError, sendAttemptsFailed } from "./failure.ts";
+import { type AttemptFailure, describeFailure, isBackendFault, sendApiError, sendAttemptsFailed } from "./failure.ts";
 import { bodyWithModel } from "./rewrite-body.ts";
 import { routeHeaders } from "./route-headers.ts";
 
@@ -63,8 +63,8 @@ export class EmbeddingsDispatcher {
           job.requestId,
           controller.signal,
         );
-        if (reply.statusCode >= 500 || reply.statusCode === 429) {
-          if (reply.statusCode >= 500) this.registry.failed(state, `HTTP ${reply.statusCode}`);
+        if (isBackendFault(reply.statusCode)) {
+          if (reply.statusCode !== 429) this.registry.failed(state, `HTTP ${reply.statusCode}`);
           failures.push({ kind: "status", backend: state.name, ...reply });
           continue;
         }

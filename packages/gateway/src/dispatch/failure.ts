@@ -6,6 +6,15 @@ export type AttemptFailure =
   | { kind: "status"; backend: string; statusCode: number; contentType: string; body: Buffer }
   | { kind: "unreachable"; backend: string; message: string; timedOut: boolean };
 
+/**
+ * Statuses that are the backend's fault, not the client's: 5xx, 429 (fail over, the next backend may have capacity),
+ * and 401/403 — the client's credentials never reach a backend, so an auth failure is the gateway's configuration
+ * (and relaying it could echo part of the configured key).
+ */
+export function isBackendFault(statusCode: number): boolean {
+  return statusCode >= 500 || statusCode === 429 || statusCode === 401 || statusCode === 403;
+}
+
 /** Describes a failed attempt for the 502 message and the logs. */
 export function describeFailure(failure: AttemptFailure): string {
   return failure.kind === "status"
