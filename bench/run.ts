@@ -21,6 +21,8 @@ if (unknown.length > 0) {
 if (available.length === 0) console.log("no benchmark exists yet");
 for (const name of chosen.length > 0 ? chosen : available) {
   console.log(`\n== bench/${name}`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", join(here, name, "main.ts"), ...flags], { stdio: "inherit" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", join(here, name, "main.ts"), ...flags], {
+    stdio: "inherit",
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

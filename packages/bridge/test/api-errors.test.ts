@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { waitUntil } from "@switchboard/testkit";
+import { drainAll, FOUR_ACCOUNTS, TOKEN } from "./four-accounts.ts";
 import {
   http,
   openStream,
@@ -13,50 +14,14 @@ import {
   suiteTeardown,
 } from "./helpers.ts";
 
-const TOKEN = "s3cret-Token_value";
-
-const CONFIG = `
-[api.a]
-BindAddress = "127.0.0.1:0"
-Buffer = 100
-
-[api.b]
-BindAddress = "127.0.0.1:0"
-Buffer = 100
-
-[api.small]
-BindAddress = "127.0.0.1:0"
-Buffer = 3
-BodyLimit = 1024
-
-[api.locked]
-BindAddress = "127.0.0.1:0"
-Token = "${TOKEN}"
-
-[[gateway]]
-name = "gw"
-enable = true
-  [[gateway.inout]]
-  account = "api.a"
-  [[gateway.inout]]
-  account = "api.b"
-  [[gateway.inout]]
-  account = "api.small"
-  [[gateway.inout]]
-  account = "api.locked"
-`;
-
 describe("api account errors and auth", () => {
   let run: RunningBridge;
   const teardown = suiteTeardown();
   const url = (name: string) => run.url(`api.${name}`);
-  const drain = async () => {
-    for (const name of ["a", "b", "small"]) await readMessages(url(name));
-    await readMessages(url("locked"), { authorization: `Bearer ${TOKEN}` });
-  };
+  const drain = () => drainAll(run);
 
   before(async () => {
-    run = await startBridge(CONFIG, teardown, { debug: true });
+    run = await startBridge(FOUR_ACCOUNTS, teardown, { debug: true });
   });
 
   describe("bad input gets a designed answer", () => {

@@ -1,6 +1,7 @@
 // The api account over real HTTP: every endpoint, the ring, stream and websocket fan-out, errors and auth.
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { drainAll, FOUR_ACCOUNTS } from "./four-accounts.ts";
 import {
   http,
   KEYS,
@@ -14,50 +15,14 @@ import {
   TIMESTAMP,
 } from "./helpers.ts";
 
-const TOKEN = "s3cret-Token_value";
-
-const CONFIG = `
-[api.a]
-BindAddress = "127.0.0.1:0"
-Buffer = 100
-
-[api.b]
-BindAddress = "127.0.0.1:0"
-Buffer = 100
-
-[api.small]
-BindAddress = "127.0.0.1:0"
-Buffer = 3
-BodyLimit = 1024
-
-[api.locked]
-BindAddress = "127.0.0.1:0"
-Token = "${TOKEN}"
-
-[[gateway]]
-name = "gw"
-enable = true
-  [[gateway.inout]]
-  account = "api.a"
-  [[gateway.inout]]
-  account = "api.b"
-  [[gateway.inout]]
-  account = "api.small"
-  [[gateway.inout]]
-  account = "api.locked"
-`;
-
 describe("api account", () => {
   let run: RunningBridge;
   const teardown = suiteTeardown();
   const url = (name: string) => run.url(`api.${name}`);
-  const drain = async () => {
-    for (const name of ["a", "b", "small"]) await readMessages(url(name));
-    await readMessages(url("locked"), { authorization: `Bearer ${TOKEN}` });
-  };
+  const drain = () => drainAll(run);
 
   before(async () => {
-    run = await startBridge(CONFIG, teardown, { debug: true });
+    run = await startBridge(FOUR_ACCOUNTS, teardown, { debug: true });
   });
 
   it("GET /api/health answers OK as text", async () => {

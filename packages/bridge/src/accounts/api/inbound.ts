@@ -1,6 +1,6 @@
 // Validation of a message a client posts (POST /api/message or a websocket frame). Every problem is a designed
 // 400 with a message saying what to fix; nothing a client sends reaches the router unchecked.
-import { Events, type Message } from "../../message.ts";
+import { Events, MESSAGE_FIELDS, type Message } from "../../message.ts";
 import { parseExtra } from "./extra.ts";
 import { InboundError } from "./inbound-error.ts";
 
@@ -13,21 +13,8 @@ export const CLIENT_EVENTS: readonly string[] = [
   Events.userTyping,
 ];
 
-const STRING_FIELDS = [
-  "text",
-  "channel",
-  "username",
-  "userid",
-  "avatar",
-  "account",
-  "event",
-  "protocol",
-  "gateway",
-  "parent_id",
-  "timestamp",
-  "id",
-] as const;
-type StringField = (typeof STRING_FIELDS)[number];
+type StringField = Exclude<(typeof MESSAGE_FIELDS)[number], "Extra">;
+const STRING_FIELDS: readonly string[] = MESSAGE_FIELDS.filter((field) => field !== "Extra");
 
 export { InboundError };
 
@@ -73,7 +60,7 @@ export function toMessage(body: unknown, accountId: string, targets: PostTargets
       extra = value;
       continue;
     }
-    if (!(STRING_FIELDS as readonly string[]).includes(key)) continue;
+    if (!STRING_FIELDS.includes(key)) continue;
     if (value === null) continue;
     if (typeof value !== "string") bad(`field "${key}" must be a string, not ${describe(value)}`);
     fields[key as StringField] = value;
