@@ -1,8 +1,8 @@
 // Running the pieces: the load generator as a pinned child process, readiness probes, and waiting until servers idle.
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runToExit } from "@switchboard/testkit";
 import type { LoadOptions, LoadResult } from "./load.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -60,33 +60,19 @@ export async function measureLoad(pin: Pinning, options: LoadOptions, serverPids
 }
 
 /** Runs load.ts in its own process (pinned to the load core) and returns its result. */
-export function runLoadProcess(pin: Pinning, options: LoadOptions): Promise<LoadResult> {
+export async function runLoadProcess(pin: Pinning, options: LoadOptions): Promise<LoadResult> {
   const nodeArgs = ["--import", "tsx", join(here, "load.ts"), JSON.stringify(options)];
   const [command, args] = nodeCommand(pin, pin.load, nodeArgs);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const limit = options.warmupMs + options.durationMs + (options.timeoutMs ?? 10_000) + 15_000;
-    const timer = setTimeout(() => child.kill("SIGKILL"), limit);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      const line = stdout.trim().split("\n").at(-1) ?? "";
-      try {
-        if (code !== 0) throw new Error(`exit ${code}`);
-        resolve(JSON.parse(line) as LoadResult);
-      } catch (error) {
-        reject(new Error(`load generator failed (${String(error)}): ${stderr.slice(-1000)}`));
-      }
-    });
-  });
+  const limit = options.warmupMs + options.durationMs + (options.timeoutMs ?? 10_000) + 15_000;
+  const run = await runToExit({ command, args, timeoutMs: limit });
+  const line = run.stdout.trim().split("\n").at(-1) ?? "";
+  try {
+    if (run.code !== 0)
+      throw new Error(run.timedOut ? `no result within ${limit} ms` : `exit ${run.code ?? run.signal}`);
+    return JSON.parse(line) as LoadResult;
+  } catch (error) {
+    throw new Error(`load generator failed (${String(error)}): ${run.stderr.slice(-1000)}`);
+  }
 }
 
 /**

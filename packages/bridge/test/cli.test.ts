@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort, startProcess } from "@switchboard/testkit";
+import { freePort, runToExit, startProcess } from "@switchboard/testkit";
 import { http, openStream, post, readMessages } from "./helpers.ts";
 
 const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
@@ -26,29 +26,18 @@ function gateway(name: string, ...accounts: string[]): string {
 }
 
 /** Runs the bin to completion; stdout and stderr separately. */
-async function runToExit(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [BIN, ...args], {
+function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return runToExit({
+    command: process.execPath,
+    args: [BIN, ...args],
     cwd: options.cwd ?? dir,
     env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    timeoutMs: 20_000,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
 }
 
 async function expectConfigError(args: string[], pattern: RegExp, options: { cwd?: string } = {}) {
-  const { code, stderr, stdout } = await runToExit(args, options);
+  const { code, stderr, stdout } = await runBin(args, options);
   assert.equal(code, 1, `exit code; stderr: ${stderr}`);
   const lines = stderr.split("\n").filter((line) => line.trim() !== "");
   assert.equal(lines.length, 1, `exactly one line on stderr, got:\n${stderr}`);
@@ -59,14 +48,14 @@ async function expectConfigError(args: string[], pattern: RegExp, options: { cwd
 describe("switchboard-bridge command line", { concurrency: 4 }, () => {
   it("-version and --version print the version and exit 0", async () => {
     for (const flag of ["-version", "--version"]) {
-      const { code, stdout } = await runToExit([flag]);
+      const { code, stdout } = await runBin([flag]);
       assert.equal(code, 0);
       assert.match(stdout, /^switchboard-bridge version \d+\.\d+\.\d+/);
     }
   });
 
   it("an unknown flag is a usage error (exit 2)", async () => {
-    const { code, stderr } = await runToExit(["-nope"]);
+    const { code, stderr } = await runBin(["-nope"]);
     assert.equal(code, 2);
     assert.match(stderr, /unknown flag "-nope"/);
   });

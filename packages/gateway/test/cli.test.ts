@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import {
   type FakeLlmServer,
   freePort,
+  runToExit,
   startFakeOllama,
   startFakeOpenAI,
   startProcess,
@@ -22,28 +22,8 @@ const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.
 const EXAMPLE = fileURLToPath(new URL("../../../examples/gateway.toml", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "gateway-cli-"));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return withTimeout(
-    new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [BIN, ...args],
-        { env: { ...process.env, ...env }, cwd: dir },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    }),
-    30_000,
-    `switchboard-gateway ${args.join(" ")}`,
-  );
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return runToExit({ command: process.execPath, args: [BIN, ...args], env: { ...process.env, ...env }, cwd: dir });
 }
 
 function serve(args: string[], teardown: Teardown, env: NodeJS.ProcessEnv = {}) {

@@ -11,4 +11,5 @@ export {
 } from "./llm/index.ts";
 export { freePort, isPortOpen, waitForPort } from "./ports.ts";
 export { ManagedProcess, type Readiness, type StartOptions, startProcess, type Teardown, tsNode } from "./process.ts";
+export { type ExitedRun, type RunToExitOptions, runToExit } from "./run-to-exit.ts";
 export { waitUntil, withTimeout } from "./wait.ts";
