@@ -1,28 +1,13 @@
 // The api account's designed errors and bearer-token auth over real HTTP.
 import assert from "node:assert/strict";
-import { before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { waitUntil } from "@switchboard/testkit";
-import { drainAll, FOUR_ACCOUNTS, TOKEN } from "./four-accounts.ts";
-import {
-  http,
-  openStream,
-  openWebsocket,
-  post,
-  type RunningBridge,
-  readMessages,
-  startBridge,
-  suiteTeardown,
-} from "./helpers.ts";
+import { TOKEN, useFourAccounts } from "./four-accounts.ts";
+import { http, openStream, openWebsocket, post, readMessages } from "./helpers.ts";
 
 describe("api account errors and auth", () => {
-  let run: RunningBridge;
-  const teardown = suiteTeardown();
-  const url = (name: string) => run.url(`api.${name}`);
-  const drain = () => drainAll(run);
-
-  before(async () => {
-    run = await startBridge(FOUR_ACCOUNTS, teardown, { debug: true });
-  });
+  const bridge = useFourAccounts();
+  const { url, drain, teardown } = bridge;
 
   describe("bad input gets a designed answer", () => {
     const expectError = async (answer: { status: number; body: string }, status: number, pattern: RegExp) => {
@@ -151,8 +136,8 @@ describe("api account errors and auth", () => {
     });
 
     it("never writes the token to the log", async () => {
-      await waitUntil(() => run.logs.length > 0);
-      for (const line of run.logs) assert.ok(!line.includes(TOKEN), line);
+      await waitUntil(() => bridge.logs.length > 0);
+      for (const line of bridge.logs) assert.ok(!line.includes(TOKEN), line);
     });
   });
 });

@@ -1,29 +1,12 @@
 // The api account over real HTTP: every endpoint, the ring, stream and websocket fan-out, errors and auth.
 import assert from "node:assert/strict";
-import { before, describe, it } from "node:test";
-import { drainAll, FOUR_ACCOUNTS } from "./four-accounts.ts";
-import {
-  http,
-  KEYS,
-  openStream,
-  openWebsocket,
-  post,
-  type RunningBridge,
-  readMessages,
-  startBridge,
-  suiteTeardown,
-  TIMESTAMP,
-} from "./helpers.ts";
+import { describe, it } from "node:test";
+import { useFourAccounts } from "./four-accounts.ts";
+import { http, KEYS, openStream, openWebsocket, post, readMessages, TIMESTAMP } from "./helpers.ts";
 
 describe("api account", () => {
-  let run: RunningBridge;
-  const teardown = suiteTeardown();
-  const url = (name: string) => run.url(`api.${name}`);
-  const drain = () => drainAll(run);
-
-  before(async () => {
-    run = await startBridge(FOUR_ACCOUNTS, teardown, { debug: true });
-  });
+  const bridge = useFourAccounts();
+  const { url, drain, teardown } = bridge;
 
   it("GET /api/health answers OK as text", async () => {
     const answer = await http(`${url("a")}/api/health`);
@@ -67,7 +50,7 @@ describe("api account", () => {
     );
     const counted = await http(`${url("small")}/api/messages`);
     assert.equal(counted.headers["x-switchboard-dropped"], "11", "2 + 9 dropped so far");
-    const drops = run.logs.filter(
+    const drops = bridge.logs.filter(
       (line) => line.includes("message buffer full") && line.includes('"account":"api.small"'),
     );
     assert.ok(drops.length >= 1, "drops are logged");

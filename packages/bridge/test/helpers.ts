@@ -2,7 +2,7 @@
 import { request } from "node:http";
 import { Writable } from "node:stream";
 import { after } from "node:test";
-import { waitUntil, withTimeout } from "@switchboard/testkit";
+import { type Teardown, waitUntil, withTimeout } from "@switchboard/testkit";
 import { pino } from "pino";
 import WebSocket from "ws";
 import { ApiAccount } from "../src/accounts/api/index.ts";
@@ -11,9 +11,7 @@ import { Bridge } from "../src/bridge.ts";
 import { configFromText } from "../src/config/load.ts";
 import type { Message } from "../src/message.ts";
 
-export interface Teardown {
-  after(fn: () => Promise<void> | void): void;
-}
+export type { Teardown };
 
 /**
  * Teardown for resources made in a suite's `before` hook: call this in the describe body (node:test's `after` called
