@@ -21,6 +21,7 @@ describe("messageLines", () => {
   it("gives one IRC line per message line, without empty lines or NUL", () => {
     assert.deepEqual(messageLines("one\r\ntwo\n\n  \nthree\rfour\0"), ["one", "two", "three", "four"]);
     assert.deepEqual(messageLines("\n\n"), []);
+    assert.deepEqual(messageLines("  indented  \ntrailing\t "), ["  indented", "trailing"]);
   });
 });
 

@@ -16,9 +16,12 @@ export class Inbox<T> {
     }
   }
 
-  /** Resolves with the first item (received or still to come) for which `matches` is true; rejects after timeoutMs. */
-  waitFor(matches: (item: T) => boolean, { timeoutMs = 10_000, what = "a matching item" } = {}): Promise<T> {
-    const seen = this.items.find(matches);
+  /**
+   * Resolves with the first item (received or still to come) for which `matches` is true; rejects after timeoutMs.
+   * `from` skips the items received before that index (pass `inbox.items.length` to wait only for new ones).
+   */
+  waitFor(matches: (item: T) => boolean, { timeoutMs = 10_000, what = "a matching item", from = 0 } = {}): Promise<T> {
+    const seen = this.items.slice(from).find(matches);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise<T>((resolve, reject) => {
       const waiter = {

@@ -20,6 +20,11 @@ export interface IrcUserOptions {
   /** Joined before connectIrcUser resolves. */
   channels?: string[];
   password?: string;
+  /**
+   * irc-framework splits say()/notice() text longer than this many bytes into several lines itself (its default is
+   * 350, below Matterbridge's MessageLength of 400); raise it to send lines that were already split.
+   */
+  messageMaxLength?: number;
   /** Bound on connecting, joining and quitting; default 10 s. */
   timeoutMs?: number;
 }
@@ -93,6 +98,7 @@ export async function connectIrcUser(teardown: Teardown, options: IrcUserOptions
       username: options.nick.slice(0, 9).replace(/[^A-Za-z0-9]/g, "x") || "user",
       gecos: `test user ${options.nick}`,
       password: options.password,
+      message_max_length: options.messageMaxLength ?? 350,
       auto_reconnect: false,
       ping_interval: 0,
       version: null,
@@ -104,7 +110,7 @@ export async function connectIrcUser(teardown: Teardown, options: IrcUserOptions
     const joined = events.waitFor(
       (e) =>
         e.type === "join" && client.caseCompare(e.nick, client.user.nick) && client.caseCompare(e.channel, channel),
-      { timeoutMs, what: `${client.user.nick} joining ${channel}` },
+      { timeoutMs, what: `${client.user.nick} joining ${channel}`, from: events.items.length },
     );
     client.join(channel, key);
     await joined;
@@ -131,7 +137,7 @@ export async function connectIrcUser(teardown: Teardown, options: IrcUserOptions
       const parted = events.waitFor(
         (e) =>
           e.type === "part" && client.caseCompare(e.nick, client.user.nick) && client.caseCompare(e.channel, channel),
-        { timeoutMs, what: `${client.user.nick} leaving ${channel}` },
+        { timeoutMs, what: `${client.user.nick} leaving ${channel}`, from: events.items.length },
       );
       client.part(channel, message);
       await parted;
@@ -146,6 +152,7 @@ export async function connectIrcUser(teardown: Teardown, options: IrcUserOptions
       const changed = events.waitFor((e) => e.type === "nick" && client.caseCompare(e.nick, old), {
         timeoutMs,
         what: `${old} becoming ${nick}`,
+        from: events.items.length,
       });
       client.changeNick(nick);
       await changed;

@@ -113,12 +113,8 @@ export async function connectXmppUser(teardown: Teardown, options: XmppUserOptio
   const messages = new Inbox<RoomMessage>();
   const presences = new Inbox<{ from: string; type: string; self: boolean; error?: string }>();
   const rooms = new Map<string, { nick: string; options: JoinRoomOptions }>();
-  let online = false;
 
   xmpp.on("error", () => {}); // connection errors surface through start(); a restart of the server is expected
-  xmpp.on("offline", () => {
-    online = false;
-  });
   xmpp.on("stanza", (stanza: Element) => {
     const message = toRoomMessage(stanza);
     if (message) messages.push(message);
@@ -138,7 +134,6 @@ export async function connectXmppUser(teardown: Teardown, options: XmppUserOptio
 
   const start = async () => {
     await withTimeout(xmpp.start(), timeoutMs, `XMPP user ${options.username} logging in on ${options.port}`);
-    online = true;
     await xmpp.send(xml("presence"));
   };
 
@@ -147,10 +142,12 @@ export async function connectXmppUser(teardown: Teardown, options: XmppUserOptio
     const subject = messages.waitFor((m) => m.room === room && m.subject !== undefined && !m.delayed, {
       timeoutMs,
       what: `the subject of ${room} after joining`,
+      from: messages.items.length,
     });
     const presence = presences.waitFor((p) => p.from === occupant && (p.self || p.type === "error"), {
       timeoutMs,
       what: `our presence in ${room}`,
+      from: presences.items.length,
     });
     const history =
       joinOptions.maxStanzas === undefined ? [] : [xml("history", { maxstanzas: String(joinOptions.maxStanzas) })];
@@ -191,7 +188,8 @@ export async function connectXmppUser(teardown: Teardown, options: XmppUserOptio
     say: (room, text) => send(room, text),
     correct: (room, replaceId, text) => send(room, text, replaceId),
     async reconnect() {
-      if (online) await withTimeout(xmpp.stop(), timeoutMs, "XMPP stop before reconnect").catch(() => {});
+      // After the server went away the client is "disconnect"ed, not offline: stop() brings it to "offline".
+      if (xmpp.status !== "offline") await withTimeout(xmpp.stop(), timeoutMs, "XMPP stop before reconnect");
       await start();
       for (const [room, joined] of rooms) await joinRoom(room, joined.nick, joined.options);
     },

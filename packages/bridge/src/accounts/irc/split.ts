@@ -27,14 +27,15 @@ export function prefixWithin(text: string, maxBytes: number): number {
 }
 
 /**
- * The IRC lines of a message: split on any line break, surrounding blank lines and empty lines dropped (IRC cannot
- * send an empty message), NUL removed (not allowed on the wire).
+ * The IRC lines of a message: split on any line break, blank lines dropped (IRC cannot send an empty message),
+ * trailing spaces dropped (servers strip them anyway), NUL removed (not allowed on the wire). Leading spaces stay.
  */
 export function messageLines(text: string): string[] {
   return text
     .replace(/\0/g, "")
     .split(/\r\n|\r|\n/)
-    .filter((line) => line.trim() !== "");
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== "");
 }
 
 /**
