@@ -1,3 +1,4 @@
+export * from "./chat/index.ts";
 export {
   type ChatRequest,
   type FakeLlmOptions,
@@ -12,4 +13,5 @@ export {
 export { freePort, isPortOpen, waitForPort } from "./ports.ts";
 export { ManagedProcess, type Readiness, type StartOptions, startProcess, type Teardown, tsNode } from "./process.ts";
 export { type ExitedRun, type RunToExitOptions, runToExit } from "./run-to-exit.ts";
+export { suiteTeardown } from "./teardown.ts";
 export { waitUntil, withTimeout } from "./wait.ts";

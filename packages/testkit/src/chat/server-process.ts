@@ -1,0 +1,56 @@
+// Starting a real server on a port we choose: ngIRCd and Prosody both need the port in their config, so we pick a free
+// one, start, and pick again if another process took it in between (parallel test files do that).
+import { freePort } from "../ports.ts";
+import { type ManagedProcess, startProcess } from "../process.ts";
+
+export interface ServerLaunch {
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  /** A log line that says the server accepts connections. */
+  ready: RegExp;
+  /** A log line that says the port was taken (the server may exit or keep running without a listener). */
+  bindFailed: RegExp;
+  timeoutMs: number;
+}
+
+export class PortTakenError extends Error {}
+
+/** Starts the server once; rejects with PortTakenError when its log says the port was in use. */
+export async function launch(spec: ServerLaunch): Promise<ManagedProcess> {
+  const server = await startProcess({ name: spec.name, command: spec.command, args: spec.args, env: spec.env });
+  const either = new RegExp(`${spec.ready.source}|${spec.bindFailed.source}`);
+  try {
+    const line = await server.waitForLine(either, spec.timeoutMs);
+    if (spec.bindFailed.test(line)) throw new PortTakenError(`${spec.name}: port in use\n${server.tail()}`);
+    return server;
+  } catch (error) {
+    await server.stop(1_000);
+    if (error instanceof PortTakenError || spec.bindFailed.test(server.output)) {
+      throw new PortTakenError(`${spec.name}: port in use\n${server.tail()}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Picks a free port, prepares the server for it (writes its config) and starts it; retries with a new port when the
+ * chosen one was taken before the server could bind it.
+ */
+export async function launchOnFreePort(
+  prepare: (port: number) => ServerLaunch | Promise<ServerLaunch>,
+  attempts = 5,
+): Promise<{ port: number; process: ManagedProcess }> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, process: await launch(await prepare(port)) };
+    } catch (error) {
+      if (!(error instanceof PortTakenError)) throw error;
+      lastError = error;
+    }
+  }
+  throw new Error(`could not find a free port after ${attempts} attempts`, { cause: lastError });
+}
