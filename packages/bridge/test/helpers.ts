@@ -5,8 +5,8 @@ import { after } from "node:test";
 import { type Teardown, waitUntil, withTimeout } from "@switchboard/testkit";
 import { pino } from "pino";
 import WebSocket from "ws";
-import { ApiAccount } from "../src/accounts/api/index.ts";
-import { SUPPORTED_PROTOCOLS } from "../src/accounts/registry.ts";
+import { ApiAccount } from "../src/accounts/api/api-account.ts";
+import { PROTOCOLS } from "../src/accounts/registry.ts";
 import { Bridge } from "../src/bridge.ts";
 import { configFromText } from "../src/config/load.ts";
 import type { Message } from "../src/message.ts";
@@ -39,7 +39,7 @@ export async function startBridge(
   teardown: Teardown,
   options: { env?: NodeJS.ProcessEnv; debug?: boolean } = {},
 ): Promise<RunningBridge> {
-  const config = configFromText(toml, "test.toml", { supportedProtocols: SUPPORTED_PROTOCOLS, env: options.env ?? {} });
+  const config = configFromText(toml, "test.toml", { protocols: PROTOCOLS, env: options.env ?? {} });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -55,7 +55,7 @@ export async function startBridge(
     bridge,
     logs,
     url(account: string) {
-      const found = bridge.accounts.get(account);
+      const found = bridge.accounts.get(account)?.connection;
       if (!(found instanceof ApiAccount) || !found.address) throw new Error(`no api account ${account}`);
       return `http://127.0.0.1:${found.address.port}`;
     },
