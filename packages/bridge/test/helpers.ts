@@ -8,6 +8,7 @@ import WebSocket from "ws";
 import { ApiAccount } from "../src/accounts/api/api-account.ts";
 import { PROTOCOLS } from "../src/accounts/registry.ts";
 import { Bridge } from "../src/bridge.ts";
+import type { ProtocolRegistry } from "../src/config/descriptor.ts";
 import { configFromText } from "../src/config/load.ts";
 import type { Message } from "../src/message.ts";
 
@@ -37,9 +38,10 @@ export interface RunningBridge {
 export async function startBridge(
   toml: string,
   teardown: Teardown,
-  options: { env?: NodeJS.ProcessEnv; debug?: boolean } = {},
+  options: { env?: NodeJS.ProcessEnv; debug?: boolean; protocols?: ProtocolRegistry } = {},
 ): Promise<RunningBridge> {
-  const config = configFromText(toml, "test.toml", { protocols: PROTOCOLS, env: options.env ?? {} });
+  const protocols = options.protocols ?? PROTOCOLS;
+  const config = configFromText(toml, "test.toml", { protocols, env: options.env ?? {} });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
