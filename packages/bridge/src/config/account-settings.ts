@@ -94,6 +94,12 @@ export function resolveAccountSettings(
     settings[key.name] = value;
   }
   checkCoreRegexes(where, settings as AccountSettings);
+  const core = settings as AccountSettings;
+  if (core.ReconnectMaxDelay < core.ReconnectDelay) {
+    fail(
+      `${where}: ReconnectMaxDelay (${core.ReconnectMaxDelay} ms) must not be below ReconnectDelay (${core.ReconnectDelay} ms)`,
+    );
+  }
 
   const problems = descriptor.validate?.(settings as AccountSettings, { id }) ?? [];
   if (problems.length > 0) fail(scrub(`${where} ${problems.join(`; ${where} `)}`, secrets));
