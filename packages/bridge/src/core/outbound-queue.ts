@@ -32,9 +32,9 @@ export const DEFAULT_QUEUE_POLICY: Omit<QueuePolicy, "capacity"> = {
 };
 
 export interface QueueDeps {
-  /** The account's id and the channel, for log lines. */
-  account: string;
+  /** The destination channel, for log lines. */
   channel: string;
+  /** Bound to the account already; the queue adds the channel. */
   logger: Logger;
   clock: Clock;
   random: () => number;
@@ -206,7 +206,7 @@ export class OutboundQueue {
     item.resolve("");
     if (verdict === "timeout") {
       this.#deps.logger.warn(
-        { account: this.#deps.account, channel: this.#deps.channel, waitedMs: this.#policy.readyTimeoutMs },
+        { channel: this.#deps.channel, waitedMs: this.#policy.readyTimeoutMs },
         "edit or reply dropped: the id of the message it refers to never became known",
       );
     }
@@ -215,7 +215,7 @@ export class OutboundQueue {
 
   #failed(item: Item, error: unknown): void {
     const deps = this.#deps;
-    const where = { account: deps.account, channel: deps.channel };
+    const where = { channel: deps.channel };
     const reason = error instanceof Error ? error.message : String(error);
     if (error instanceof RetryAfter && item.rateLimitWaits < this.#policy.maxRateLimitWaits) {
       item.rateLimitWaits++;
@@ -246,7 +246,7 @@ export class OutboundQueue {
     this.#droppedInBurst++;
     if (this.#droppedInBurst === 1) {
       this.#deps.logger.warn(
-        { account: this.#deps.account, channel: this.#deps.channel, capacity: this.#policy.capacity },
+        { channel: this.#deps.channel, capacity: this.#policy.capacity },
         `outbound queue to ${this.#deps.channel} is full (${this.#policy.capacity} messages): dropping new messages until it drains (raise MessageQueue to hold more)`,
       );
     }
@@ -256,7 +256,6 @@ export class OutboundQueue {
     if (this.#droppedInBurst === 0) return;
     this.#deps.logger.warn(
       {
-        account: this.#deps.account,
         channel: this.#deps.channel,
         dropped: this.#droppedInBurst,
         droppedTotal: this.#droppedTotal,

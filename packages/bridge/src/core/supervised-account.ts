@@ -101,7 +101,6 @@ export class SupervisedAccount implements Account {
     let queue = this.#queues.get(delivery.channel);
     if (queue === undefined) {
       queue = new OutboundQueue(this.#queuePolicy, {
-        account: this.id,
         channel: delivery.channel,
         logger: this.#logger,
         clock: this.#tuning.clock,
