@@ -163,6 +163,28 @@ describe("supervisor", () => {
     assert.equal(logsWith(r, "SASL authentication failed").length, 1);
   });
 
+  it("a drop reported while joining makes the attempt a failed one, retried", async () => {
+    const r = run({ a: "", b: "" });
+    await r.start();
+    const a = r.connection("a");
+    a.context.disconnected("socket closed");
+    await settle();
+    let dropOnce = true;
+    a.join = async (request) => {
+      a.calls.push(`join ${request.channel}`);
+      if (dropOnce) {
+        dropOnce = false;
+        a.context.disconnected("closed by the server during the join");
+      }
+    };
+    await r.clock.fireNext();
+    assert.equal(r.account("a").supervisor.state, "waiting");
+    assert.equal(logsWith(r, "reconnect failing: closed by the server during the join").length, 1);
+    await r.clock.fireNext();
+    assert.equal(r.account("a").supervisor.state, "connected");
+    assert.deepEqual(a.calls.slice(-3), ["connect", "join #a", "join #a2"]);
+  });
+
   it("stop cancels a pending reconnect", async () => {
     const r = run({ a: "", b: "" });
     await r.start();

@@ -42,7 +42,9 @@ export interface ConnectionContext {
   /**
    * The link dropped after `connect()` had resolved (socket closed, ping timeout, kicked off the server...). The core
    * calls `disconnect()` to release what is left, then `connect()` again after a backoff, then `join()` again.
-   * Reports while the core is not connected (during connect, after a stop) are ignored. Idempotent.
+   * A report while connecting or joining makes that attempt a failed one (retried); reports while down or after a
+   * stop are ignored. Idempotent. Detach the old client's listeners in `disconnect()` so a late event of a previous
+   * connection cannot report on the new one.
    */
   disconnected(reason: unknown): void;
   /**

@@ -42,6 +42,8 @@ export class Supervisor {
   #timer: TimerHandle | undefined;
   /** A `failed` report received while an attempt is in progress; the attempt ends as failed. */
   #failedDuringAttempt: unknown;
+  /** A `disconnected` report received while an attempt is in progress (the link dropped during the joins). */
+  #droppedDuringAttempt: unknown;
 
   constructor(connection: Connection, options: SupervisorOptions) {
     this.#connection = connection;
@@ -80,6 +82,10 @@ export class Supervisor {
 
   /** The protocol reports that the link dropped. */
   reportDisconnected(reason: unknown): void {
+    if (this.#state === "connecting") {
+      this.#droppedDuringAttempt = reason ?? "disconnected";
+      return;
+    }
     if (this.#state !== "connected") return;
     const { logger, account } = this.#options;
     const text = reasonText(reason);
@@ -130,11 +136,12 @@ export class Supervisor {
     const { clock, connectTimeoutMs, channels } = this.#options;
     this.#state = "connecting";
     this.#failedDuringAttempt = undefined;
+    this.#droppedDuringAttempt = undefined;
     const timeout = (what: string) => () => new Error(`${what} did not finish within ${connectTimeoutMs} ms`);
     try {
       await withTimeout(clock, this.#connection.connect(), connectTimeoutMs, timeout("connecting"));
       for (const channel of channels) {
-        if (this.#state !== "connecting" || this.#failedDuringAttempt !== undefined) break;
+        if (this.#failedDuringAttempt !== undefined || this.#droppedDuringAttempt !== undefined) break;
         await withTimeout(
           clock,
           this.#connection.join(channel),
@@ -158,6 +165,11 @@ export class Supervisor {
       await this.#release();
       this.#state = "waiting";
       return { kind: "failed", reason: reasonText(this.#failedDuringAttempt) };
+    }
+    if (this.#droppedDuringAttempt !== undefined) {
+      await this.#release();
+      this.#state = "waiting";
+      return { kind: "retry", reason: reasonText(this.#droppedDuringAttempt) };
     }
     this.#state = "connected";
     return { kind: "up" };
