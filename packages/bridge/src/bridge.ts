@@ -1,52 +1,65 @@
-// Assembles a running bridge from a validated config: accounts, the router, start and stop.
+// Assembles a running bridge from a validated config: one supervised account per account in use (its connection
+// made by its protocol's descriptor), the router between them, start and stop.
 import type { Logger } from "pino";
-import { ACCOUNT_FACTORIES } from "./accounts/registry.ts";
 import type { BridgeConfig } from "./config/types.ts";
-import type { Account } from "./core/account.ts";
+import type { MessageSink } from "./core/account.ts";
+import type { Membership } from "./core/connection.ts";
 import { Router } from "./core/router.ts";
+import { type CoreTuning, SupervisedAccount } from "./core/supervised-account.ts";
 
 export interface BridgeOptions {
   logger: Logger;
   debug?: boolean;
+  /** The core's clock, randomness and internal limits (tests); defaults in core/supervised-account.ts. */
+  tuning?: Partial<CoreTuning>;
 }
 
 export class Bridge {
-  readonly accounts = new Map<string, Account>();
+  readonly accounts = new Map<string, SupervisedAccount>();
   readonly router: Router;
-  readonly #started: Account[] = [];
   readonly #logger: Logger;
-  readonly #debug: boolean;
+  #started: SupervisedAccount[] = [];
 
   constructor(
     readonly config: BridgeConfig,
     options: BridgeOptions,
   ) {
     this.#logger = options.logger;
-    this.#debug = options.debug ?? false;
+    const debug = options.debug ?? false;
+    // Accounts hand what they receive to the router, which needs the accounts first: a forwarding sink breaks the knot.
+    const sink: MessageSink = { receive: (source, message) => this.router.receive(source, message) };
     for (const [id, account] of config.accounts) {
-      const factory = ACCOUNT_FACTORIES[account.protocol];
-      if (!factory) throw new Error(`no implementation for protocol ${account.protocol}`);
-      this.accounts.set(id, factory(account));
+      const memberships: Membership[] = config.gateways.flatMap((gateway) =>
+        gateway.channels
+          .filter((channel) => channel.account === id)
+          .map((channel) => ({
+            gateway: gateway.name,
+            channel: channel.channel,
+            direction: channel.direction,
+            options: channel.options,
+          })),
+      );
+      this.accounts.set(
+        id,
+        new SupervisedAccount(account, { sink, logger: this.#logger, debug, memberships, tuning: options.tuning }),
+      );
     }
-    this.router = new Router(config, this.accounts, { logger: this.#logger, debug: this.#debug });
+    this.router = new Router(config, this.accounts, { logger: this.#logger, debug });
   }
 
-  /** Starts every account; if one fails, the ones already started are stopped and the error is rethrown. */
+  /**
+   * Connects every account at once. If one fails for good, all are stopped and its error (naming the account) is
+   * rethrown; an account that cannot connect yet keeps retrying in the background while the others run.
+   */
   async start(): Promise<void> {
     for (const warning of this.config.warnings) this.#logger.warn(warning);
-    for (const account of this.accounts.values()) {
-      const memberships = this.config.gateways.flatMap((gateway) =>
-        gateway.channels
-          .filter((channel) => channel.account === account.id)
-          .map((channel) => ({ gateway: gateway.name, channel: channel.channel, direction: channel.direction })),
-      );
-      try {
-        await account.start({ sink: this.router, logger: this.#logger, debug: this.#debug, memberships });
-      } catch (error) {
-        await this.stop();
-        throw error;
-      }
-      this.#started.push(account);
+    const accounts = [...this.accounts.values()];
+    this.#started = accounts;
+    const results = await Promise.allSettled(accounts.map((account) => account.start()));
+    const failure = results.find((result) => result.status === "rejected");
+    if (failure !== undefined) {
+      await this.stop();
+      throw failure.reason;
     }
     const names = this.config.gateways.map((g) => g.name).join(", ");
     this.#logger.info(`bridge started: ${this.accounts.size} account(s), gateway(s): ${names}`);

@@ -1,6 +1,6 @@
 // switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
 import { resolve } from "node:path";
-import { SUPPORTED_PROTOCOLS } from "./accounts/registry.ts";
+import { PROTOCOLS } from "./accounts/registry.ts";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { Bridge } from "./bridge.ts";
 import { ConfigError } from "./config/errors.ts";
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const path = resolve(args.conf);
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig(path, { supportedProtocols: SUPPORTED_PROTOCOLS });
+    config = loadConfig(path, { protocols: PROTOCOLS });
   } catch (error) {
     if (error instanceof ConfigError) die(`config error: ${error.message}`, 1);
     throw error;

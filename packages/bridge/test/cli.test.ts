@@ -101,6 +101,15 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
     await expectConfigError(["-conf", path], /\[api\.a\]: Buffer must be an integer/);
   });
 
+  it("a secret of the wrong type is not echoed; a Token with outer whitespace is refused", async () => {
+    const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:1"\nToken = 987654321\n${gateway("g", "api.a")}`);
+    const { stderr } = await runBin(["-conf", path]);
+    assert.match(stderr, /\[api\.a\]: Token must be a string \(got an integer \(value hidden\)\)/);
+    assert.doesNotMatch(stderr, /987654321/);
+    const spaced = configFile(`[api.a]\nBindAddress = "127.0.0.1:1"\nToken = "tok "\n${gateway("g", "api.a")}`);
+    await expectConfigError(["-conf", spaced], /\[api\.a\] Token has leading or trailing whitespace/);
+  });
+
   it("a BindAddress already in use", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { pino } from "pino";
+import { PROTOCOLS } from "../src/accounts/registry.ts";
+import { defineProtocol } from "../src/config/descriptor.ts";
 import { configFromText } from "../src/config/load.ts";
 import type { Account, Delivery, SendResult } from "../src/core/account.ts";
 import { MessageIdCache } from "../src/core/id-cache.ts";
@@ -20,8 +22,6 @@ class FakeAccount implements Account {
     readonly name: string,
     readonly mode: "sync" | "async" | "throws" = "sync",
   ) {}
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
   send(delivery: Delivery): SendResult {
     if (this.mode === "throws") throw new Error("platform down");
     this.delivered.push(delivery);
@@ -29,6 +29,17 @@ class FakeAccount implements Account {
     return this.mode === "async" ? Promise.resolve(id) : id;
   }
 }
+
+/** Config only: these tests hand the router in-test accounts directly, so nothing is ever created. */
+const FAKE_PROTOCOLS = PROTOCOLS.with(
+  defineProtocol({
+    name: "fake",
+    keys: {},
+    create: () => {
+      throw new Error("not used");
+    },
+  }),
+);
 
 function setup(extra = "", modes: Record<string, "sync" | "async" | "throws"> = {}) {
   const config = configFromText(
@@ -54,7 +65,7 @@ account = "fake.c"
 channel = "#c"
 `,
     "core.toml",
-    { supportedProtocols: ["fake"], env: {} },
+    { protocols: FAKE_PROTOCOLS, env: {} },
   );
   const accounts = new Map<string, FakeAccount>();
   for (const name of ["a", "b", "c"]) accounts.set(`fake.${name}`, new FakeAccount(`fake.${name}`, name, modes[name]));

@@ -5,9 +5,10 @@ import { after } from "node:test";
 import { type Teardown, waitUntil, withTimeout } from "@switchboard/testkit";
 import { pino } from "pino";
 import WebSocket from "ws";
-import { ApiAccount } from "../src/accounts/api/index.ts";
-import { SUPPORTED_PROTOCOLS } from "../src/accounts/registry.ts";
+import { ApiAccount } from "../src/accounts/api/api-account.ts";
+import { PROTOCOLS } from "../src/accounts/registry.ts";
 import { Bridge } from "../src/bridge.ts";
+import type { ProtocolRegistry } from "../src/config/descriptor.ts";
 import { configFromText } from "../src/config/load.ts";
 import type { Message } from "../src/message.ts";
 
@@ -37,9 +38,10 @@ export interface RunningBridge {
 export async function startBridge(
   toml: string,
   teardown: Teardown,
-  options: { env?: NodeJS.ProcessEnv; debug?: boolean } = {},
+  options: { env?: NodeJS.ProcessEnv; debug?: boolean; protocols?: ProtocolRegistry } = {},
 ): Promise<RunningBridge> {
-  const config = configFromText(toml, "test.toml", { supportedProtocols: SUPPORTED_PROTOCOLS, env: options.env ?? {} });
+  const protocols = options.protocols ?? PROTOCOLS;
+  const config = configFromText(toml, "test.toml", { protocols, env: options.env ?? {} });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -55,7 +57,7 @@ export async function startBridge(
     bridge,
     logs,
     url(account: string) {
-      const found = bridge.accounts.get(account);
+      const found = bridge.accounts.get(account)?.connection;
       if (!(found instanceof ApiAccount) || !found.address) throw new Error(`no api account ${account}`);
       return `http://127.0.0.1:${found.address.port}`;
     },

@@ -1,9 +1,8 @@
-// Protocol name -> account factory. A new protocol is a new folder under accounts/ plus one line here.
-import type { AccountFactory } from "../core/account.ts";
-import { ApiAccount } from "./api/index.ts";
+// The protocols the bridge knows. A new protocol is one folder under accounts/ exporting a descriptor from its
+// index.ts, plus one line here.
+import { ProtocolRegistry } from "../config/descriptor.ts";
+import { apiProtocol } from "./api/index.ts";
 
-export const ACCOUNT_FACTORIES: Readonly<Record<string, AccountFactory>> = {
-  api: (config) => new ApiAccount(config),
-};
-
-export const SUPPORTED_PROTOCOLS: readonly string[] = Object.keys(ACCOUNT_FACTORIES);
+export const PROTOCOLS = new ProtocolRegistry([
+  apiProtocol,
+]); // biome-ignore format: one protocol per line

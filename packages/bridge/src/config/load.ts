@@ -1,6 +1,7 @@
 // Reads matterbridge.toml as users have it: TOML 1.0 with keys matched case-insensitively (like Matterbridge/viper).
 import { readFileSync } from "node:fs";
 import { parse, TomlError } from "smol-toml";
+import type { ProtocolRegistry } from "./descriptor.ts";
 import { applyEnvOverlay } from "./env-overlay.ts";
 import { ConfigError } from "./errors.ts";
 import { lowerKeys, type Table } from "./table.ts";
@@ -21,7 +22,8 @@ export function parseToml(text: string, path: string): Table {
 }
 
 export interface LoadOptions {
-  supportedProtocols: readonly string[];
+  /** The protocols accounts may use (accounts/registry.ts's PROTOCOLS; tests add their own). */
+  protocols: ProtocolRegistry;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -45,6 +47,6 @@ export function loadConfig(path: string, options: LoadOptions): BridgeConfig {
 /** Parses, overlays the environment and validates TOML text (the file is already read). */
 export function configFromText(text: string, path: string, options: LoadOptions): BridgeConfig {
   const raw = parseToml(text, path);
-  applyEnvOverlay(raw, options.env ?? process.env);
-  return validateConfig(raw, { path, supportedProtocols: options.supportedProtocols });
+  applyEnvOverlay(raw, options.env ?? process.env, options.protocols);
+  return validateConfig(raw, { path, protocols: options.protocols });
 }

@@ -1,15 +1,9 @@
-import type { Settings } from "./keys.ts";
+import type { CoreSettings } from "./core-keys.ts";
+import type { AccountConfig } from "./descriptor.ts";
+
+export type { AccountConfig, AccountSettings } from "./descriptor.ts";
 
 export type Direction = "in" | "out" | "inout";
-
-export interface AccountConfig {
-  /** `<protocol>.<name>` as the gateways spell it; used in the `account` field of messages. */
-  id: string;
-  protocol: string;
-  name: string;
-  /** The account's own keys over the [general] defaults. */
-  settings: Settings;
-}
 
 export interface ChannelConfig {
   /** Id of the account (see AccountConfig.id). */
@@ -29,7 +23,8 @@ export interface GatewayConfig {
 
 export interface BridgeConfig {
   path: string;
-  general: Settings;
+  /** The core keys set in [general] (protocol keys there are applied to each account of that protocol). */
+  general: Partial<CoreSettings>;
   /** Accounts used by an enabled gateway, by id. */
   accounts: Map<string, AccountConfig>;
   /** Enabled gateways only. */

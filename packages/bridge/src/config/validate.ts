@@ -1,8 +1,14 @@
-// Turns the lower-cased raw TOML into a BridgeConfig, or throws a ConfigError with one clear line.
-import { compileGoRegex, splitPatterns } from "../regex.ts";
+// Turns the lower-cased raw TOML into a BridgeConfig, or throws a ConfigError with one clear line. This file knows
+// the generic structure only ([general], [protocol.name] sections, [[gateway]], [[samechannelgateway]]); each
+// account's keys are read by account-settings.ts with the core keys and its protocol's descriptor.
+import { declaredKeys, isSecret, resolveAccountSettings } from "./account-settings.ts";
+import { CORE_KEYS, type CoreSettings } from "./core-keys.ts";
+import { describeValue } from "./describe-value.ts";
+import type { ProtocolRegistry } from "./descriptor.ts";
 import { ConfigError } from "./errors.ts";
-import { ACCOUNT_KEYS, checkValue, isAccountKey, type Settings } from "./keys.ts";
-import { isTable, type Table } from "./table.ts";
+import { checkKind } from "./key-spec.ts";
+import { didYouMean } from "./suggest.ts";
+import { emptyTable, isTable, own, spelling, type Table } from "./table.ts";
 import type { AccountConfig, BridgeConfig, ChannelConfig, Direction, GatewayConfig } from "./types.ts";
 
 /** Protocols Matterbridge has; named in the error when a config uses one Switchboard does not implement yet. */
@@ -16,48 +22,44 @@ const DIRECTIONS: Direction[] = ["in", "out", "inout"];
 
 export interface ValidateOptions {
   path: string;
-  supportedProtocols: readonly string[];
+  protocols: ProtocolRegistry;
 }
 
 function fail(message: string): never {
   throw new ConfigError(message);
 }
 
-function readSettings(table: Table, where: string, warnings: string[]): Settings {
-  const settings: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(table)) {
-    if (!isAccountKey(key)) {
-      if (!isTable(value)) warnings.push(`${where}: key "${key}" is not used by Switchboard; ignored`);
-      continue;
+/**
+ * [general]: the core keys are checked here; a protocol's key is checked for each account of that protocol (it is
+ * that account's default); a key no registered protocol declares is a warning.
+ */
+function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string[]): Partial<CoreSettings> {
+  const general: Record<string, unknown> = {};
+  const known = new Map<string, string>();
+  for (const name of Object.keys(CORE_KEYS)) known.set(name.toLowerCase(), name);
+  for (const descriptor of protocols.descriptors()) {
+    for (const key of declaredKeys(descriptor).values()) known.set(key.name.toLowerCase(), key.name);
+    for (const name of descriptor.unsupportedKeys ?? []) known.set(name.toLowerCase(), name);
+  }
+  const core = declaredKeys();
+  for (const [lower, value] of Object.entries(table)) {
+    const key = core.get(lower);
+    if (key !== undefined) {
+      const problem = checkKind(key.spec, value);
+      if (problem) fail(`[general]: ${key.name} ${problem} (got ${describeValue(value, isSecret(key))})`);
+      general[key.name] = value;
+    } else if (!known.has(lower) && !isTable(value)) {
+      const written = spelling(table, lower);
+      warnings.push(
+        `[general]: key "${written}" is not used by Switchboard; ignored${didYouMean(written, known.values())}`,
+      );
     }
-    const problem = checkValue(key, value);
-    if (problem) fail(`${where}: ${ACCOUNT_KEYS[key].name} ${problem} (got ${JSON.stringify(value)})`);
-    settings[key] = value;
   }
-  for (const key of ["ignorenicks", "ignoremessages"] as const) {
-    for (const pattern of splitPatterns(settings[key] as string | undefined)) checkRegex(pattern, where, key);
-  }
-  for (const key of ["replacemessages", "replacenicks", "extractnicks"] as const) {
-    const pairs = settings[key] as [string, string][] | undefined;
-    for (const [pattern, second] of pairs ?? []) {
-      checkRegex(pattern, where, key);
-      if (key === "extractnicks") checkRegex(second, where, key);
-    }
-  }
-  return settings as Settings;
-}
-
-function checkRegex(pattern: string, where: string, key: keyof typeof ACCOUNT_KEYS): void {
-  try {
-    compileGoRegex(pattern);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    fail(`${where}: ${ACCOUNT_KEYS[key].name} has an invalid regular expression ${JSON.stringify(pattern)}: ${reason}`);
-  }
+  return general as Partial<CoreSettings>;
 }
 
 function tableList(raw: Table, key: string): Table[] {
-  const value = raw[key];
+  const value = own(raw, key);
   if (value === undefined) return [];
   if (!Array.isArray(value)) fail(`[${key}] must be an array of tables: write [[${key}]]`);
   return value.map((entry, index) => (isTable(entry) ? entry : fail(`[[${key}]] entry ${index + 1} is not a table`)));
@@ -131,8 +133,8 @@ function resolveAccount(
   raw: Table,
   id: string,
   gateway: string,
-  options: ValidateOptions,
-  general: Settings,
+  protocols: ProtocolRegistry,
+  general: Table,
   warnings: string[],
 ): AccountConfig {
   const parts = id.split(".");
@@ -141,42 +143,25 @@ function resolveAccount(
   if (parts.length !== 2 || protocol === "" || name === "") {
     fail(`gateway "${gateway}": account "${id}" must be written <protocol>.<name>, e.g. api.local`);
   }
-  if (!options.supportedProtocols.includes(protocol)) {
+  const descriptor = protocols.get(protocol);
+  if (descriptor === undefined) {
     const known = MATTERBRIDGE_PROTOCOLS.has(protocol) ? "is not supported yet" : "is not a known protocol";
-    const supported = options.supportedProtocols.join(", ");
+    const supported = protocols.names.join(", ");
     fail(`gateway "${gateway}": account ${id}: protocol "${protocol}" ${known}; supported protocols: ${supported}`);
   }
-  const section = raw[protocol];
-  const table = isTable(section) ? section[name.toLowerCase()] : undefined;
+  const section = own(raw, protocol);
+  const table = isTable(section) ? own(section, name.toLowerCase()) : undefined;
   if (!isTable(table)) fail(`account ${id} is used in gateway "${gateway}" but has no [${protocol}.${name}] section`);
-  const own = readSettings(table, `[${protocol}.${name}]`, warnings);
-  const settings: Settings = { ...general, ...own };
-  if (protocol === "api") checkApiAccount(id, settings);
-  return { id, protocol, name, settings };
-}
-
-function checkApiAccount(id: string, settings: Settings): void {
-  const bind = settings.bindaddress;
-  if (bind === undefined || bind.trim() === "") {
-    fail(`[${id}] has no BindAddress; add e.g. BindAddress = "127.0.0.1:4242"`);
-  }
-  if (!/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/.test(bind) || Number(bind.slice(bind.lastIndexOf(":") + 1)) > 65535) {
-    fail(`[${id}] BindAddress must be <host>:<port>, e.g. "127.0.0.1:4242" (got ${JSON.stringify(bind)})`);
-  }
-  if (settings.buffer !== undefined && (settings.buffer < 0 || settings.buffer > 1_000_000)) {
-    fail(`[${id}] Buffer must be between 0 and 1000000 (got ${settings.buffer})`);
-  }
-  if (settings.bodylimit !== undefined && (settings.bodylimit < 1 || settings.bodylimit > 1024 ** 3)) {
-    fail(`[${id}] BodyLimit must be between 1 and ${1024 ** 3} bytes (got ${settings.bodylimit})`);
-  }
+  const settings = resolveAccountSettings(descriptor, { id, table, general }, warnings);
+  return { id, protocol, name, settings, descriptor };
 }
 
 export function validateConfig(raw: Table, options: ValidateOptions): BridgeConfig {
   const warnings: string[] = [];
-  const generalTable = raw["general"] ?? {};
+  const generalTable = own(raw, "general") ?? emptyTable();
   if (!isTable(generalTable)) fail("[general] must be a table");
-  const general = readSettings(generalTable, "[general]", warnings);
-  if (raw["tengo"] !== undefined) warnings.push("[tengo] scripts are not supported by Switchboard; ignored");
+  const general = readGeneral(generalTable, options.protocols, warnings);
+  if (own(raw, "tengo") !== undefined) warnings.push("[tengo] scripts are not supported by Switchboard; ignored");
 
   const gateways: GatewayConfig[] = [];
   const names = new Set<string>();
@@ -203,7 +188,7 @@ export function validateConfig(raw: Table, options: ValidateOptions): BridgeConf
       const lower = channel.account.toLowerCase();
       let account = byLower.get(lower);
       if (!account) {
-        account = resolveAccount(raw, channel.account, gateway.name, options, general, warnings);
+        account = resolveAccount(raw, channel.account, gateway.name, options.protocols, generalTable, warnings);
         byLower.set(lower, account);
         accounts.set(account.id, account);
       }

@@ -1,7 +1,5 @@
-// The one interface every protocol implements. The core routes between Accounts and never imports a protocol;
-// a protocol folder under accounts/ implements this and registers a factory (accounts/registry.ts).
-import type { Logger } from "pino";
-import type { AccountConfig } from "../config/types.ts";
+// What the router sees of an account: an identity, capabilities, and a send that feeds the account's outbound queues.
+// Protocols implement a Connection (core/connection.ts) instead; the core wraps it (core/supervised-account.ts).
 import type { Message } from "../message.ts";
 
 export interface Capabilities {
@@ -21,7 +19,7 @@ export interface Delivery {
 
 /**
  * The id the destination gave the delivered message ("" when it has none). Ids let later edits, deletes and replies
- * reach the right copy. May be a promise for platforms that answer asynchronously.
+ * reach the right copy. A promise for messages that are queued or sent asynchronously; it never rejects.
  */
 export type SendResult = string | Promise<string>;
 
@@ -33,21 +31,13 @@ export interface RouteResult {
   dropped?: "ignored" | "no-route" | "internal-event";
 }
 
-/** How an account hands what it receives to the core. */
+/** How accounts hand what they receive to the core. */
 export interface MessageSink {
   /**
-   * `message.channel` is the source channel on the account. `onlyGateway` restricts routing to one gateway
-   * (the api account: the client names the gateway).
+   * `message.channel` is the source channel on the account. A non-empty `message.gateway` restricts routing to that
+   * gateway (a source that addresses one gateway); empty routes in every gateway the channel is on.
    */
-  receive(source: Account, message: Message, onlyGateway?: string): RouteResult;
-}
-
-export interface AccountContext {
-  sink: MessageSink;
-  logger: Logger;
-  debug: boolean;
-  /** Gateways this account is on, with its channel and direction there. */
-  memberships: readonly { gateway: string; channel: string; direction: "in" | "out" | "inout" }[];
+  receive(source: Account, message: Message): RouteResult;
 }
 
 export interface Account {
@@ -56,15 +46,10 @@ export interface Account {
   readonly protocol: string;
   readonly name: string;
   readonly capabilities: Capabilities;
-  /** Connects/listens. Rejects with an Error whose message is one line for the operator. */
-  start(context: AccountContext): Promise<void>;
-  /** Disconnects and releases everything it owns; resolves when done. */
-  stop(): Promise<void>;
   /**
-   * Delivers a message to the platform. Must not feed it back into the sink (the core's loop prevention relies on
-   * accounts never re-injecting what they send).
+   * Hands a message to the destination channel's outbound queue. `ready`, when given, must settle before the message
+   * is sent (the router uses it to fill in the destination's id of an edited original or of a reply's parent that
+   * is still being sent); it resolves false when the message is to be skipped. Never throws.
    */
-  send(delivery: Delivery): SendResult;
+  send(delivery: Delivery, ready?: Promise<boolean>): SendResult;
 }
-
-export type AccountFactory = (config: AccountConfig) => Account;

@@ -5,7 +5,10 @@
 export interface CopyId {
   account: string;
   channel: string;
+  /** The destination's id ("" while unknown). */
   id: string;
+  /** Set while the copy is still queued or being sent: resolves to its id ("" when it got none). */
+  pending?: Promise<string>;
 }
 
 export function cacheKey(account: string, id: string): string {

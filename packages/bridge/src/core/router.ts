@@ -68,7 +68,7 @@ export class Router implements MessageSink {
     }
   }
 
-  receive(source: Account, message: Message, onlyGateway?: string): RouteResult {
+  receive(source: Account, message: Message): RouteResult {
     const rules = this.#rules.get(source.id);
     if (!rules) return { deliveries: 0, dropped: "no-route" };
     if (INTERNAL_EVENTS.has(message.event)) {
@@ -84,6 +84,8 @@ export class Router implements MessageSink {
     }
     rewriteAtSource(message, rules.source);
 
+    // A source may address one gateway (the api account: the client names it); otherwise every gateway counts.
+    const onlyGateway = message.gateway === "" ? undefined : message.gateway;
     let deliveries = 0;
     for (const gateway of this.#gatewaysOf.get(source.id) ?? []) {
       if (onlyGateway !== undefined && gateway.name !== onlyGateway) continue;
@@ -102,7 +104,6 @@ export class Router implements MessageSink {
     const known = key === undefined ? undefined : gateway.cache.get(key);
     const parentKey = message.parent_id === "" ? undefined : gateway.cache.canonical(source.id, message.parent_id);
     const copies: CopyId[] = [];
-    const pending: Promise<void>[] = [];
     let deliveries = 0;
 
     for (const to of gateway.endpoints) {
@@ -112,9 +113,11 @@ export class Router implements MessageSink {
       if (from.config.sameChannel && (to.account === source || to.config.channel !== message.channel)) continue;
       const destination = to.rules.destination;
       if (!destinationAccepts(message.event, destination, to.account.capabilities.userTyping)) continue;
-      const copyId = known?.find((c) => c.account === to.account.id && c.channel === to.config.channel)?.id ?? "";
-      if (message.event === Events.msgDelete && copyId === "") continue;
+      const original = known?.find((c) => c.account === to.account.id && c.channel === to.config.channel);
+      const isDelete = message.event === Events.msgDelete;
+      if (isDelete && (original === undefined || (original.id === "" && original.pending === undefined))) continue;
 
+      const parent = this.#parentFor(message.parent_id, parentKey, gateway, to, destination.preserveThreading);
       const copy: Message = {
         ...message,
         gateway: gateway.name,
@@ -127,9 +130,27 @@ export class Router implements MessageSink {
           CHANNEL: message.channel,
           USERID: message.userid,
         }),
-        id: copyId,
-        parent_id: this.#parentFor(message.parent_id, parentKey, gateway, to, destination.preserveThreading),
+        id: original?.id ?? "",
+        parent_id: typeof parent === "string" ? parent : "",
       };
+      // An edit, delete or reply whose original is still on its way waits in the queue for the original's id
+      // rather than going out as a new message (both are in the same destination queue, so it is not long).
+      const waits: Promise<void>[] = [];
+      if (original?.pending !== undefined) {
+        waits.push(
+          original.pending.then((id) => {
+            copy.id = id;
+          }),
+        );
+      }
+      if (typeof parent !== "string") {
+        waits.push(
+          parent.then((id) => {
+            copy.parent_id = id;
+          }),
+        );
+      }
+      const ready = waits.length === 0 ? undefined : Promise.all(waits).then(() => !(isDelete && copy.id === ""));
       const delivery: Delivery = {
         message: copy,
         channel: to.config.channel,
@@ -137,32 +158,33 @@ export class Router implements MessageSink {
         options: to.config.options,
       };
       deliveries++;
-      const result = this.#send(to.account, delivery);
+      const result = this.#send(to.account, delivery, ready);
       if (typeof result === "string") {
         if (result !== "") copies.push({ account: to.account.id, channel: to.config.channel, id: result });
       } else {
-        pending.push(
-          result.then((id) => {
-            if (id !== "") copies.push({ account: to.account.id, channel: to.config.channel, id });
-          }),
-        );
+        const entry: CopyId = { account: to.account.id, channel: to.config.channel, id: "", pending: result };
+        result.then((id) => {
+          entry.id = id;
+          entry.pending = undefined;
+        });
+        copies.push(entry);
       }
     }
-    if (key !== undefined && known === undefined) {
-      if (pending.length === 0) gateway.cache.set(key, copies);
-      else void Promise.all(pending).then(() => gateway.cache.set(key, copies));
-    }
+    if (key !== undefined && known === undefined) gateway.cache.set(key, copies);
     return deliveries;
   }
 
-  /** A destination's parent id: its own copy of the parent, the parent itself if it was posted there, or not-found. */
+  /**
+   * A destination's parent id: its own copy of the parent (a promise while that copy is being sent), the parent
+   * itself if it was posted there, or not-found.
+   */
   #parentFor(
     parent: string,
     parentKey: string | undefined,
     gateway: RoutedGateway,
     to: Endpoint,
     preserve: boolean,
-  ): string {
+  ): string | Promise<string> {
     if (parent === "") return "";
     if (!preserve || parentKey === undefined) return PARENT_NOT_FOUND;
     const prefix = `${to.account.id} `;
@@ -170,13 +192,14 @@ export class Router implements MessageSink {
     const copy = gateway.cache
       .get(parentKey)
       ?.find((c) => c.account === to.account.id && c.channel === to.config.channel);
-    return copy?.id ?? PARENT_NOT_FOUND;
+    if (copy?.pending !== undefined) return copy.pending.then((id) => (id === "" ? PARENT_NOT_FOUND : id));
+    return copy?.id || PARENT_NOT_FOUND;
   }
 
   /** A failing destination never stops the others. */
-  #send(account: Account, delivery: Delivery): string | Promise<string> {
+  #send(account: Account, delivery: Delivery, ready: Promise<boolean> | undefined): string | Promise<string> {
     try {
-      const result = account.send(delivery);
+      const result = account.send(delivery, ready);
       if (typeof result === "string") return result;
       return result.catch((error: unknown) => {
         this.#logger.error({ account: account.id, err: error }, "send failed");

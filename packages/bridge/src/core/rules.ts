@@ -1,5 +1,5 @@
 // Per-account settings compiled once at start-up: regexes, nick format and the event switches.
-import type { Settings } from "../config/keys.ts";
+import type { CoreSettings } from "../config/core-keys.ts";
 import { compileGoRegex, goReplacement, splitPatterns } from "../regex.ts";
 import { compileNickFormat, type NickFormat } from "./nick-format.ts";
 
@@ -32,33 +32,33 @@ export interface AccountRules {
   destination: DestinationRules;
 }
 
-function replacements(pairs: [string, string][] | undefined): Replacement[] {
-  return (pairs ?? []).map(([pattern, replacement]) => ({
+function replacements(pairs: readonly [string, string][]): Replacement[] {
+  return pairs.map(([pattern, replacement]) => ({
     pattern: compileGoRegex(pattern, true),
     replacement: goReplacement(replacement),
   }));
 }
 
-export function compileRules(settings: Settings): AccountRules {
+export function compileRules(settings: CoreSettings): AccountRules {
   return {
     source: {
-      label: settings.label ?? "",
-      ignoreNicks: splitPatterns(settings.ignorenicks).map((p) => compileGoRegex(p)),
-      ignoreMessages: splitPatterns(settings.ignoremessages).map((p) => compileGoRegex(p)),
-      replaceMessages: replacements(settings.replacemessages),
-      replaceNicks: replacements(settings.replacenicks),
-      extractNicks: (settings.extractnicks ?? []).map(([nick, extract]) => ({
+      label: settings.Label,
+      ignoreNicks: splitPatterns(settings.IgnoreNicks).map((p) => compileGoRegex(p)),
+      ignoreMessages: splitPatterns(settings.IgnoreMessages).map((p) => compileGoRegex(p)),
+      replaceMessages: replacements(settings.ReplaceMessages),
+      replaceNicks: replacements(settings.ReplaceNicks),
+      extractNicks: settings.ExtractNicks.map(([nick, extract]) => ({
         nick: compileGoRegex(nick),
         extract: compileGoRegex(extract),
       })),
     },
     destination: {
-      // Matterbridge defaults the api account to {NICK}; Switchboard does so for every account (docs/bridge.md).
-      nickFormat: compileNickFormat(settings.remotenickformat ?? "{NICK}"),
-      stripNick: settings.stripnick ?? false,
-      showJoinPart: settings.showjoinpart ?? false,
-      showTopicChange: (settings.showtopicchange ?? false) || (settings.synctopic ?? false),
-      preserveThreading: settings.preservethreading ?? false,
+      // Matterbridge defaults the api account to {NICK}; Switchboard does so for every account (core-keys.ts).
+      nickFormat: compileNickFormat(settings.RemoteNickFormat),
+      stripNick: settings.StripNick,
+      showJoinPart: settings.ShowJoinPart,
+      showTopicChange: settings.ShowTopicChange || settings.SyncTopic,
+      preserveThreading: settings.PreserveThreading,
     },
   };
 }

@@ -1,169 +1,29 @@
-// The `api` account: an HTTP message API on its own BindAddress (the spec: shared/specs/chat-bridge-api.md).
-import type { ServerResponse } from "node:http";
-import type { FastifyInstance } from "fastify";
-import type { Logger } from "pino";
-import type { AccountConfig } from "../../config/types.ts";
-import type { Account, AccountContext, Capabilities, Delivery, MessageSink } from "../../core/account.ts";
-import { encodeMessage } from "../../message.ts";
-import { timestampNow } from "../../timestamp.ts";
-import { type PostTargets, parseJson, toMessage } from "./inbound.ts";
-import { RingBuffer } from "./ring-buffer.ts";
-import { buildApiServer } from "./server.ts";
-import { StreamHub } from "./stream-hub.ts";
-import { WebsocketClients } from "./websocket.ts";
+// The `api` protocol: Matterbridge's HTTP message API (shared/specs/chat-bridge-api.md). An api account is a server:
+// connecting is listening, it has no channels to join, and sending pushes to its ring, streams and websockets.
+import { defineProtocol } from "../../config/descriptor.ts";
+import { ApiAccount } from "./api-account.ts";
+import { API_KEYS } from "./keys.ts";
 
-export const DEFAULT_BUFFER = 10;
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const MAX_CLIENT_BACKLOG = 16 * 1024 * 1024;
-const DROP_LOG_INTERVAL_MS = 5_000;
+const BIND_ADDRESS = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;
 
-export function parseBindAddress(bind: string): { host: string; port: number } {
-  const colon = bind.lastIndexOf(":");
-  let host = bind.slice(0, colon);
-  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
-  return { host: host === "" ? "0.0.0.0" : host, port: Number(bind.slice(colon + 1)) };
-}
-
-export class ApiAccount implements Account {
-  readonly id: string;
-  readonly protocol = "api";
-  readonly name: string;
-  readonly capabilities: Capabilities = { userTyping: false };
-  readonly ring: RingBuffer<string>;
-  readonly bindAddress: string;
-  readonly #token: string | undefined;
-  readonly #bodyLimit: number;
-  #hub: StreamHub | undefined;
-  #websockets: WebsocketClients | undefined;
-  #server: FastifyInstance | undefined;
-  #sink: MessageSink | undefined;
-  #logger: Logger | undefined;
-  #targets: PostTargets = new Map();
-  #dropsSinceLog = 0;
-  #dropTimer: NodeJS.Timeout | undefined;
-
-  constructor(config: AccountConfig) {
-    this.id = config.id;
-    this.name = config.name;
-    const settings = config.settings;
-    this.bindAddress = settings.bindaddress ?? "";
-    this.#token = settings.token;
-    this.#bodyLimit = settings.bodylimit ?? DEFAULT_BODY_LIMIT;
-    // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
-    this.ring = new RingBuffer<string>(settings.buffer && settings.buffer > 0 ? settings.buffer : DEFAULT_BUFFER);
-  }
-
-  /** The address actually listened on (useful with port 0). */
-  get address(): { host: string; port: number } | undefined {
-    const address = this.#server?.server.address();
-    return address && typeof address === "object" ? { host: address.address, port: address.port } : undefined;
-  }
-
-  async start(context: AccountContext): Promise<void> {
-    const logger = context.logger.child({ account: this.id });
-    this.#logger = logger;
-    this.#sink = context.sink;
-    const targets = new Map<string, string>();
-    for (const m of context.memberships) {
-      if (m.direction !== "out" && !targets.has(m.gateway)) targets.set(m.gateway, m.channel);
+export const apiProtocol = defineProtocol({
+  name: "api",
+  keys: API_KEYS,
+  // Sends never fail nor wait; the queue only matters for ordering, so it never holds much.
+  defaults: { MessageDelay: 0 },
+  validate(settings) {
+    const problems: string[] = [];
+    const bind = settings.BindAddress;
+    if (bind.trim() === "") problems.push('has no BindAddress; add e.g. BindAddress = "127.0.0.1:4242"');
+    else if (!BIND_ADDRESS.test(bind) || Number(bind.slice(bind.lastIndexOf(":") + 1)) > 65535) {
+      problems.push(`BindAddress must be <host>:<port>, e.g. "127.0.0.1:4242" (got ${JSON.stringify(bind)})`);
     }
-    this.#targets = targets;
-    this.#hub = new StreamHub({
-      maxBufferedBytes: MAX_CLIENT_BACKLOG,
-      onSlowClient: (buffered) => logger.warn({ buffered }, "stream client too slow; disconnected"),
-    });
-    this.#websockets = new WebsocketClients({
-      logger,
-      debug: context.debug,
-      maxBufferedBytes: MAX_CLIENT_BACKLOG,
-      post: (text) => this.#post(text),
-    });
-    const hub = this.#hub;
-    this.#server = await buildApiServer({
-      accountId: this.id,
-      token: this.#token,
-      bodyLimit: this.#bodyLimit,
-      logger,
-      debug: context.debug,
-      drain: () => this.ring.drain(),
-      dropped: () => this.ring.dropped,
-      post: (text) => this.#post(text),
-      addStream: (response: ServerResponse) => hub.add(response),
-      websockets: this.#websockets,
-    });
-    const { host, port } = parseBindAddress(this.bindAddress);
-    try {
-      await this.#server.listen({ host, port });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === "EADDRINUSE"
-          ? "is already in use"
-          : code === "EADDRNOTAVAIL"
-            ? "is not an address of this machine"
-            : code === "EACCES"
-              ? "needs more privileges"
-              : `cannot be listened on (${code ?? String(error)})`;
-      throw new Error(`[${this.id}] BindAddress ${this.bindAddress} ${reason}`);
+    const token = settings.Token;
+    if (token !== undefined && token !== token.trim()) {
+      // A Bearer header value is trimmed by HTTP, so a token with outer whitespace could never match.
+      problems.push("Token has leading or trailing whitespace, so no client could ever present it; remove it");
     }
-    const bound = this.address;
-    const shown = bound
-      ? `${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`
-      : this.bindAddress;
-    logger.info(
-      { buffer: this.ring.capacity, auth: this.#token ? "bearer" : "none" },
-      `${this.id} listening on http://${shown}`,
-    );
-  }
-
-  #post(text: string): { encoded: string; deliveries: number } {
-    const sink = this.#sink;
-    if (!sink) throw new Error(`${this.id} is not started`);
-    const message = toMessage(parseJson(text), this.id, this.#targets, timestampNow());
-    // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
-    const encoded = encodeMessage(message);
-    const { deliveries } = sink.receive(this, { ...message }, message.gateway);
-    return { encoded, deliveries };
-  }
-
-  send(delivery: Delivery): string {
-    const encoded = encodeMessage(delivery.message);
-    if (this.ring.push(encoded)) this.#countDrop();
-    this.#hub?.broadcast(`${encoded}\n`);
-    this.#websockets?.broadcast(encoded);
-    // The API has no message ids of its own.
-    return "";
-  }
-
-  /** Drops are counted always and logged at most every few seconds, so a flood does not flood the log. */
-  #countDrop(): void {
-    this.#dropsSinceLog++;
-    if (this.#dropTimer !== undefined) return;
-    this.#flushDropLog();
-    this.#dropTimer = setTimeout(() => {
-      this.#dropTimer = undefined;
-      if (this.#dropsSinceLog > 0) this.#flushDropLog();
-    }, DROP_LOG_INTERVAL_MS);
-    this.#dropTimer.unref();
-  }
-
-  #flushDropLog(): void {
-    this.#logger?.warn(
-      { dropped: this.#dropsSinceLog, droppedTotal: this.ring.dropped, capacity: this.ring.capacity },
-      "message buffer full: oldest messages dropped (read /api/messages more often or raise Buffer)",
-    );
-    this.#dropsSinceLog = 0;
-  }
-
-  async stop(): Promise<void> {
-    if (this.#dropTimer !== undefined) {
-      clearTimeout(this.#dropTimer);
-      this.#dropTimer = undefined;
-      if (this.#dropsSinceLog > 0) this.#flushDropLog();
-    }
-    this.#hub?.closeAll();
-    this.#websockets?.closeAll();
-    await this.#server?.close();
-    this.#server = undefined;
-  }
-}
+    return problems;
+  },
+  create: (account, context) => new ApiAccount(account, context),
+});

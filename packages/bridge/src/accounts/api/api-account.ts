@@ -1,0 +1,172 @@
+// The `api` account's connection: an HTTP message API on its own BindAddress (shared/specs/chat-bridge-api.md).
+// Connecting is listening; a listen error is an AccountFailure (no retry can free a port someone else holds).
+import type { ServerResponse } from "node:http";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { AccountConfig } from "../../config/types.ts";
+import type { Delivery } from "../../core/account.ts";
+import { AccountFailure, type Connection, type ConnectionContext } from "../../core/connection.ts";
+import { encodeMessage } from "../../message.ts";
+import { timestampNow } from "../../timestamp.ts";
+import { type PostTargets, parseJson, toMessage } from "./inbound.ts";
+import type { API_KEYS } from "./keys.ts";
+import { DEFAULT_BUFFER } from "./keys.ts";
+import { RingBuffer } from "./ring-buffer.ts";
+import { buildApiServer } from "./server.ts";
+import { StreamHub } from "./stream-hub.ts";
+import { WebsocketClients } from "./websocket.ts";
+
+const MAX_CLIENT_BACKLOG = 16 * 1024 * 1024;
+const DROP_LOG_INTERVAL_MS = 5_000;
+
+export function parseBindAddress(bind: string): { host: string; port: number } {
+  const colon = bind.lastIndexOf(":");
+  let host = bind.slice(0, colon);
+  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
+  return { host: host === "" ? "0.0.0.0" : host, port: Number(bind.slice(colon + 1)) };
+}
+
+export class ApiAccount implements Connection {
+  readonly id: string;
+  readonly ring: RingBuffer<string>;
+  readonly bindAddress: string;
+  readonly #token: string | undefined;
+  readonly #bodyLimit: number;
+  readonly #context: ConnectionContext;
+  readonly #logger: Logger;
+  /** Where this account may post: gateway name -> its channel there (the client names the gateway). */
+  readonly #targets: PostTargets;
+  #hub: StreamHub | undefined;
+  #websockets: WebsocketClients | undefined;
+  #server: FastifyInstance | undefined;
+  #dropsSinceLog = 0;
+  #dropTimer: NodeJS.Timeout | undefined;
+
+  constructor(config: AccountConfig<typeof API_KEYS>, context: ConnectionContext) {
+    this.id = config.id;
+    this.#context = context;
+    this.#logger = context.logger;
+    const settings = config.settings;
+    this.bindAddress = settings.BindAddress;
+    this.#token = settings.Token;
+    this.#bodyLimit = settings.BodyLimit;
+    // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
+    this.ring = new RingBuffer<string>(settings.Buffer > 0 ? settings.Buffer : DEFAULT_BUFFER);
+    const targets = new Map<string, string>();
+    for (const m of context.memberships) {
+      if (m.direction !== "out" && !targets.has(m.gateway)) targets.set(m.gateway, m.channel);
+    }
+    this.#targets = targets;
+  }
+
+  /** The address actually listened on (useful with port 0). */
+  get address(): { host: string; port: number } | undefined {
+    const address = this.#server?.server.address();
+    return address && typeof address === "object" ? { host: address.address, port: address.port } : undefined;
+  }
+
+  async connect(): Promise<void> {
+    const logger = this.#logger;
+    const context = this.#context;
+    this.#hub = new StreamHub({
+      maxBufferedBytes: MAX_CLIENT_BACKLOG,
+      onSlowClient: (buffered) => logger.warn({ buffered }, "stream client too slow; disconnected"),
+    });
+    this.#websockets = new WebsocketClients({
+      logger,
+      debug: context.debug,
+      maxBufferedBytes: MAX_CLIENT_BACKLOG,
+      post: (text) => this.#post(text),
+    });
+    const hub = this.#hub;
+    this.#server = await buildApiServer({
+      accountId: this.id,
+      token: this.#token,
+      bodyLimit: this.#bodyLimit,
+      logger,
+      debug: context.debug,
+      drain: () => this.ring.drain(),
+      dropped: () => this.ring.dropped,
+      post: (text) => this.#post(text),
+      addStream: (response: ServerResponse) => hub.add(response),
+      websockets: this.#websockets,
+    });
+    const { host, port } = parseBindAddress(this.bindAddress);
+    try {
+      await this.#server.listen({ host, port });
+    } catch (error) {
+      await this.disconnect();
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason =
+        code === "EADDRINUSE"
+          ? "is already in use"
+          : code === "EADDRNOTAVAIL"
+            ? "is not an address of this machine"
+            : code === "EACCES"
+              ? "needs more privileges"
+              : `cannot be listened on (${code ?? String(error)})`;
+      throw new AccountFailure(`BindAddress ${this.bindAddress} ${reason}`);
+    }
+    const bound = this.address;
+    const shown = bound
+      ? `${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`
+      : this.bindAddress;
+    logger.info(
+      { buffer: this.ring.capacity, auth: this.#token ? "bearer" : "none" },
+      `${this.id} listening on http://${shown}`,
+    );
+  }
+
+  #post(text: string): { encoded: string; deliveries: number } {
+    const message = toMessage(parseJson(text), this.id, this.#targets, timestampNow());
+    // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
+    // The message names its gateway, so the core routes it in that gateway only.
+    const encoded = encodeMessage(message);
+    const { deliveries } = this.#context.receive({ ...message });
+    return { encoded, deliveries };
+  }
+
+  /** An api account has no channels to join: it serves whoever connects. */
+  async join(): Promise<void> {}
+
+  send(delivery: Delivery): string {
+    const encoded = encodeMessage(delivery.message);
+    if (this.ring.push(encoded)) this.#countDrop();
+    this.#hub?.broadcast(`${encoded}\n`);
+    this.#websockets?.broadcast(encoded);
+    // The API has no message ids of its own.
+    return "";
+  }
+
+  /** Drops are counted always and logged at most every few seconds, so a flood does not flood the log. */
+  #countDrop(): void {
+    this.#dropsSinceLog++;
+    if (this.#dropTimer !== undefined) return;
+    this.#flushDropLog();
+    this.#dropTimer = setTimeout(() => {
+      this.#dropTimer = undefined;
+      if (this.#dropsSinceLog > 0) this.#flushDropLog();
+    }, DROP_LOG_INTERVAL_MS);
+    this.#dropTimer.unref();
+  }
+
+  #flushDropLog(): void {
+    this.#logger.warn(
+      { dropped: this.#dropsSinceLog, droppedTotal: this.ring.dropped, capacity: this.ring.capacity },
+      "message buffer full: oldest messages dropped (read /api/messages more often or raise Buffer)",
+    );
+    this.#dropsSinceLog = 0;
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.#dropTimer !== undefined) {
+      clearTimeout(this.#dropTimer);
+      this.#dropTimer = undefined;
+      if (this.#dropsSinceLog > 0) this.#flushDropLog();
+    }
+    this.#hub?.closeAll();
+    this.#websockets?.closeAll();
+    await this.#server?.close();
+    this.#server = undefined;
+  }
+}

@@ -1,0 +1,26 @@
+// The api account's own keys (Matterbridge's BindAddress, Buffer, Token; BodyLimit is Switchboard's).
+import { key } from "../../config/key-spec.ts";
+
+export const DEFAULT_BUFFER = 10;
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export const API_KEYS = {
+  BindAddress: key.string({
+    required: true,
+    example: '"127.0.0.1:4242"',
+    description: 'where the API listens, "host:port"; ":4242" listens on every interface',
+  }),
+  Buffer: key.integer({
+    default: DEFAULT_BUFFER,
+    min: 0,
+    max: 1_000_000,
+    description: "capacity of the /api/messages ring (0 means 10)",
+  }),
+  Token: key.string({ secret: true, description: "when set, every route needs Authorization: Bearer <Token>" }),
+  BodyLimit: key.integer({
+    default: DEFAULT_BODY_LIMIT,
+    min: 1,
+    max: 1024 ** 3,
+    description: "largest accepted request body and websocket frame, in bytes",
+  }),
+} as const;

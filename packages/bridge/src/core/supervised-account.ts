@@ -1,0 +1,131 @@
+// An account as the core runs it: the protocol's Connection, its Supervisor, and one OutboundQueue per destination
+// channel (sharing the account's Pacer). This is what the router sends to.
+import type { Logger } from "pino";
+import type { AccountConfig } from "../config/types.ts";
+import type { Message } from "../message.ts";
+import type { Account, Capabilities, Delivery, MessageSink, SendResult } from "./account.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Connection, ConnectionContext, JoinRequest, Membership } from "./connection.ts";
+import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueuePolicy } from "./outbound-queue.ts";
+import { Pacer } from "./pacer.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, Supervisor } from "./supervisor.ts";
+
+/** Knobs of the core that are not config keys; tests shorten them, the defaults are documented in docs/bridge.md. */
+export interface CoreTuning {
+  clock: Clock;
+  random: () => number;
+  connectTimeoutMs: number;
+  queue: Omit<QueuePolicy, "capacity">;
+}
+
+export const DEFAULT_TUNING: CoreTuning = {
+  clock: systemClock,
+  random: Math.random,
+  connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+  queue: DEFAULT_QUEUE_POLICY,
+};
+
+export interface SupervisedAccountOptions {
+  sink: MessageSink;
+  logger: Logger;
+  debug: boolean;
+  memberships: readonly Membership[];
+  tuning?: Partial<CoreTuning>;
+}
+
+/** Each channel once, with the options of the first entry naming it (an IRC channel key, for instance). */
+function channelsToJoin(memberships: readonly Membership[]): JoinRequest[] {
+  const channels = new Map<string, JoinRequest>();
+  for (const m of memberships)
+    if (!channels.has(m.channel)) channels.set(m.channel, { channel: m.channel, options: m.options });
+  return [...channels.values()];
+}
+
+export class SupervisedAccount implements Account {
+  readonly id: string;
+  readonly protocol: string;
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  readonly connection: Connection;
+  readonly supervisor: Supervisor;
+  readonly #queues = new Map<string, OutboundQueue>();
+  readonly #pacer: Pacer;
+  readonly #queuePolicy: QueuePolicy;
+  readonly #logger: Logger;
+  readonly #tuning: CoreTuning;
+
+  constructor(config: AccountConfig, options: SupervisedAccountOptions) {
+    this.id = config.id;
+    this.protocol = config.protocol;
+    this.name = config.name;
+    this.capabilities = { userTyping: false, ...config.descriptor.capabilities };
+    const tuning: CoreTuning = { ...DEFAULT_TUNING, ...options.tuning };
+    this.#tuning = tuning;
+    this.#logger = options.logger.child({ account: config.id });
+    this.#pacer = new Pacer(config.settings.MessageDelay, tuning.clock);
+    this.#queuePolicy = { ...tuning.queue, capacity: config.settings.MessageQueue };
+    const sink = options.sink;
+    const context: ConnectionContext = {
+      id: config.id,
+      protocol: config.protocol,
+      name: config.name,
+      logger: this.#logger,
+      debug: options.debug,
+      memberships: options.memberships,
+      receive: (message: Message) => sink.receive(this, message),
+      disconnected: (reason) => this.supervisor.reportDisconnected(reason),
+      failed: (reason) => this.supervisor.reportFailed(reason),
+    };
+    this.connection = config.descriptor.create(config, context);
+    this.supervisor = new Supervisor(this.connection, {
+      account: config.id,
+      logger: options.logger,
+      clock: tuning.clock,
+      random: tuning.random,
+      reconnect: { baseMs: config.settings.ReconnectDelay, capMs: config.settings.ReconnectMaxDelay },
+      connectTimeoutMs: tuning.connectTimeoutMs,
+      channels: channelsToJoin(options.memberships),
+      onUp: () => {
+        for (const queue of this.#queues.values()) queue.resume();
+      },
+      onDown: () => {},
+    });
+  }
+
+  /** Connects and joins (see Supervisor.start). */
+  start(): Promise<void> {
+    return this.supervisor.start();
+  }
+
+  send(delivery: Delivery, ready?: Promise<boolean>): SendResult {
+    let queue = this.#queues.get(delivery.channel);
+    if (queue === undefined) {
+      queue = new OutboundQueue(this.#queuePolicy, {
+        channel: delivery.channel,
+        logger: this.#logger,
+        clock: this.#tuning.clock,
+        random: this.#tuning.random,
+        pacer: this.#pacer,
+        send: (d) => this.connection.send(d),
+        isUp: () => this.supervisor.isUp,
+      });
+      this.#queues.set(delivery.channel, queue);
+    }
+    return queue.enqueue(delivery, ready);
+  }
+
+  /** Messages held in this account's queues. */
+  get queued(): number {
+    let total = 0;
+    for (const queue of this.#queues.values()) total += queue.size;
+    return total;
+  }
+
+  async stop(): Promise<void> {
+    let undelivered = 0;
+    for (const queue of this.#queues.values()) undelivered += queue.close();
+    if (undelivered > 0)
+      this.#logger.warn({ undelivered }, `${this.id}: ${undelivered} queued message(s) not delivered (stopping)`);
+    await this.supervisor.stop();
+  }
+}
