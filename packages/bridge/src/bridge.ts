@@ -24,7 +24,10 @@ export class Bridge {
     this.#logger = options.logger;
     this.#debug = options.debug ?? false;
     for (const [id, account] of config.accounts) {
-      const factory = ACCOUNT_FACTORIES[account.protocol];
+      // The protocol name comes from the config: an own property only (never "constructor" and the like).
+      const factory = Object.hasOwn(ACCOUNT_FACTORIES, account.protocol)
+        ? ACCOUNT_FACTORIES[account.protocol]
+        : undefined;
       if (!factory) throw new Error(`no implementation for protocol ${account.protocol}`);
       this.accounts.set(id, factory(account));
     }

@@ -1,7 +1,7 @@
 // Environment overrides, as Matterbridge: MATTERBRIDGE_<PROTOCOL>_<NAME>_<KEY> for an account and
 // MATTERBRIDGE_GENERAL_<KEY> for [general]. They apply to known keys, even when the key is absent from the file.
 import { ACCOUNT_KEYS, type AccountKey, fromEnv } from "./keys.ts";
-import { isTable, type Table } from "./table.ts";
+import { emptyTable, isTable, type Table } from "./table.ts";
 
 const PREFIX = "MATTERBRIDGE_";
 
@@ -41,7 +41,7 @@ function overlayTable(target: Table, envPrefix: string, env: NodeJS.ProcessEnv):
 
 /** Mutates the lower-cased raw config with the environment's values. */
 export function applyEnvOverlay(raw: Table, env: NodeJS.ProcessEnv): void {
-  const general = isTable(raw["general"]) ? raw["general"] : {};
+  const general = isTable(raw["general"]) ? raw["general"] : emptyTable();
   if (overlayTable(general, `${PREFIX}GENERAL_`, env)) raw["general"] = general;
 
   const ids = referencedAccounts(raw);
@@ -54,8 +54,8 @@ export function applyEnvOverlay(raw: Table, env: NodeJS.ProcessEnv): void {
     if (dot <= 0 || dot !== id.lastIndexOf(".")) continue;
     const protocol = id.slice(0, dot);
     const name = id.slice(dot + 1);
-    const section = isTable(raw[protocol]) ? raw[protocol] : {};
-    const account = isTable(section[name]) ? section[name] : {};
+    const section = isTable(raw[protocol]) ? raw[protocol] : emptyTable();
+    const account = isTable(section[name]) ? section[name] : emptyTable();
     if (overlayTable(account, `${PREFIX}${protocol.toUpperCase()}_${name.toUpperCase()}_`, env)) {
       section[name] = account;
       raw[protocol] = section;

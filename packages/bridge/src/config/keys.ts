@@ -36,9 +36,19 @@ export const ACCOUNT_KEYS = {
   buffer: { name: "Buffer", kind: "integer" },
   token: { name: "Token", kind: "string" },
   bodylimit: { name: "BodyLimit", kind: "integer" },
+  // api account: HTTP connection limits (Switchboard only; seconds and a count; defaults in accounts/api/server-limits.ts)
+  readheadertimeout: { name: "ReadHeaderTimeout", kind: "integer" },
+  readtimeout: { name: "ReadTimeout", kind: "integer" },
+  idletimeout: { name: "IdleTimeout", kind: "integer" },
+  maxconnections: { name: "MaxConnections", kind: "integer" },
+  // [general] only: seconds a stop (SIGTERM/SIGINT) waits for work in progress before cutting it and exiting 1
+  shutdowntimeout: { name: "ShutdownTimeout", kind: "integer" },
 } as const satisfies Record<string, KeySpec>;
 
 export type AccountKey = keyof typeof ACCOUNT_KEYS;
+
+/** Keys read from [general] only; in an account section they are ignored with a warning. */
+export const GENERAL_ONLY_KEYS: ReadonlySet<AccountKey> = new Set(["shutdowntimeout"]);
 
 type KindType<K extends KeyKind> = z.infer<(typeof kinds)[K]>;
 

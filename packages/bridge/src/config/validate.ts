@@ -1,7 +1,7 @@
 // Turns the lower-cased raw TOML into a BridgeConfig, or throws a ConfigError with one clear line.
 import { compileGoRegex, splitPatterns } from "../regex.ts";
 import { ConfigError } from "./errors.ts";
-import { ACCOUNT_KEYS, checkValue, isAccountKey, type Settings } from "./keys.ts";
+import { ACCOUNT_KEYS, checkValue, GENERAL_ONLY_KEYS, isAccountKey, type Settings } from "./keys.ts";
 import { isTable, type Table } from "./table.ts";
 import type { AccountConfig, BridgeConfig, ChannelConfig, Direction, GatewayConfig } from "./types.ts";
 
@@ -32,6 +32,10 @@ function readSettings(table: Table, where: string, warnings: string[]): Settings
     }
     const problem = checkValue(key, value);
     if (problem) fail(`${where}: ${ACCOUNT_KEYS[key].name} ${problem} (got ${JSON.stringify(value)})`);
+    if (GENERAL_ONLY_KEYS.has(key) && where !== "[general]") {
+      warnings.push(`${where}: ${ACCOUNT_KEYS[key].name} is read from [general] only; ignored here`);
+      continue;
+    }
     settings[key] = value;
   }
   for (const key of ["ignorenicks", "ignoremessages"] as const) {
@@ -169,6 +173,23 @@ function checkApiAccount(id: string, settings: Settings): void {
   if (settings.bodylimit !== undefined && (settings.bodylimit < 1 || settings.bodylimit > 1024 ** 3)) {
     fail(`[${id}] BodyLimit must be between 1 and ${1024 ** 3} bytes (got ${settings.bodylimit})`);
   }
+  checkRange(id, "readheadertimeout", settings.readheadertimeout, 1, 3600, " seconds");
+  checkRange(id, "readtimeout", settings.readtimeout, 1, 3600, " seconds");
+  checkRange(id, "idletimeout", settings.idletimeout, 1, 3600, " seconds");
+  checkRange(id, "maxconnections", settings.maxconnections, 1, 1_000_000, "");
+}
+
+function checkRange(
+  id: string,
+  key: keyof typeof ACCOUNT_KEYS,
+  value: number | undefined,
+  min: number,
+  max: number,
+  unit: string,
+): void {
+  if (value !== undefined && (value < min || value > max)) {
+    fail(`[${id}] ${ACCOUNT_KEYS[key].name} must be between ${min} and ${max}${unit} (got ${value})`);
+  }
 }
 
 export function validateConfig(raw: Table, options: ValidateOptions): BridgeConfig {
@@ -176,6 +197,7 @@ export function validateConfig(raw: Table, options: ValidateOptions): BridgeConf
   const generalTable = raw["general"] ?? {};
   if (!isTable(generalTable)) fail("[general] must be a table");
   const general = readSettings(generalTable, "[general]", warnings);
+  checkRange("general", "shutdowntimeout", general.shutdowntimeout, 0, 3600, " seconds");
   if (raw["tengo"] !== undefined) warnings.push("[tengo] scripts are not supported by Switchboard; ignored");
 
   const gateways: GatewayConfig[] = [];

@@ -6,9 +6,11 @@ import type { AccountConfig } from "../../config/types.ts";
 import type { Account, AccountContext, Capabilities, Delivery, MessageSink } from "../../core/account.ts";
 import { encodeMessage } from "../../message.ts";
 import { timestampNow } from "../../timestamp.ts";
-import { type PostTargets, parseJson, toMessage } from "./inbound.ts";
+import type { PostedBody } from "./body-reader.ts";
+import { type PostTargets, parseBody, toMessage } from "./inbound.ts";
 import { RingBuffer } from "./ring-buffer.ts";
 import { buildApiServer } from "./server.ts";
+import { type ServerLimits, serverLimits } from "./server-limits.ts";
 import { StreamHub } from "./stream-hub.ts";
 import { WebsocketClients } from "./websocket.ts";
 
@@ -33,6 +35,8 @@ export class ApiAccount implements Account {
   readonly bindAddress: string;
   readonly #token: string | undefined;
   readonly #bodyLimit: number;
+  readonly #limits: ServerLimits;
+  #stopping = false;
   #hub: StreamHub | undefined;
   #websockets: WebsocketClients | undefined;
   #server: FastifyInstance | undefined;
@@ -49,6 +53,7 @@ export class ApiAccount implements Account {
     this.bindAddress = settings.bindaddress ?? "";
     this.#token = settings.token;
     this.#bodyLimit = settings.bodylimit ?? DEFAULT_BODY_LIMIT;
+    this.#limits = serverLimits(settings);
     // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
     this.ring = new RingBuffer<string>(settings.buffer && settings.buffer > 0 ? settings.buffer : DEFAULT_BUFFER);
   }
@@ -76,20 +81,22 @@ export class ApiAccount implements Account {
       logger,
       debug: context.debug,
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
-      post: (text) => this.#post(text),
+      post: (text) => this.#post({ format: "json", text }),
     });
     const hub = this.#hub;
     this.#server = await buildApiServer({
       accountId: this.id,
       token: this.#token,
       bodyLimit: this.#bodyLimit,
+      limits: this.#limits,
       logger,
       debug: context.debug,
       drain: () => this.ring.drain(),
       dropped: () => this.ring.dropped,
-      post: (text) => this.#post(text),
+      post: (body) => this.#post(body),
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,
+      stopping: () => this.#stopping,
     });
     const { host, port } = parseBindAddress(this.bindAddress);
     try {
@@ -104,7 +111,8 @@ export class ApiAccount implements Account {
             : code === "EACCES"
               ? "needs more privileges"
               : `cannot be listened on (${code ?? String(error)})`;
-      throw new Error(`[${this.id}] BindAddress ${this.bindAddress} ${reason}`);
+      // One line naming the key that changes it (the server is not listening: nothing to close).
+      throw new Error(`[${this.id}] BindAddress ${this.bindAddress} ${reason}: change BindAddress in [${this.id}]`);
     }
     const bound = this.address;
     const shown = bound
@@ -116,10 +124,10 @@ export class ApiAccount implements Account {
     );
   }
 
-  #post(text: string): { encoded: string; deliveries: number } {
+  #post(body: PostedBody): { encoded: string; deliveries: number } {
     const sink = this.#sink;
     if (!sink) throw new Error(`${this.id} is not started`);
-    const message = toMessage(parseJson(text), this.id, this.#targets, timestampNow());
+    const message = toMessage(parseBody(body), this.id, this.#targets, timestampNow());
     // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
     const encoded = encodeMessage(message);
     const { deliveries } = sink.receive(this, { ...message }, message.gateway);
@@ -155,15 +163,20 @@ export class ApiAccount implements Account {
     this.#dropsSinceLog = 0;
   }
 
+  /**
+   * Ends every stream (a complete chunked response) and closes every websocket with 1001 "going away", refuses new
+   * requests, and resolves once in-flight requests have finished and every connection is closed. It does not cut
+   * anything itself: the caller decides how long to wait (ShutdownTimeout).
+   */
   async stop(): Promise<void> {
+    this.#stopping = true;
     if (this.#dropTimer !== undefined) {
       clearTimeout(this.#dropTimer);
       this.#dropTimer = undefined;
       if (this.#dropsSinceLog > 0) this.#flushDropLog();
     }
-    this.#hub?.closeAll();
-    this.#websockets?.closeAll();
-    await this.#server?.close();
+    const closing = [this.#hub?.closeAll(), this.#websockets?.closeAll()];
+    await Promise.all([...closing, this.#server?.close()]);
     this.#server = undefined;
   }
 }

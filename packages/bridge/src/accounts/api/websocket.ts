@@ -45,9 +45,18 @@ export class WebsocketClients {
     }
   }
 
-  closeAll(): void {
-    for (const client of this.#clients) client.close(1001, "server shutting down");
+  /** Closes every client with 1001 "going away" and resolves once each closing handshake is done. */
+  closeAll(): Promise<void> {
+    const closed = [...this.#clients].map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          if (client.readyState === client.CLOSED) return resolve();
+          client.once("close", () => resolve());
+          client.close(1001, "server shutting down");
+        }),
+    );
     this.#clients.clear();
+    return Promise.all(closed).then(() => undefined);
   }
 
   #onFrame(socket: WebSocket, data: RawData, isBinary: boolean): void {
