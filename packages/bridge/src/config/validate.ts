@@ -197,7 +197,7 @@ export function validateConfig(raw: Table, options: ValidateOptions): BridgeConf
   const generalTable = raw["general"] ?? {};
   if (!isTable(generalTable)) fail("[general] must be a table");
   const general = readSettings(generalTable, "[general]", warnings);
-  checkRange("general", "shutdowntimeout", general.shutdowntimeout, 0, 3600, " seconds");
+  checkRange("general", "shutdowntimeout", general.shutdowntimeout, 1, 3600, " seconds");
   if (raw["tengo"] !== undefined) warnings.push("[tengo] scripts are not supported by Switchboard; ignored");
 
   const gateways: GatewayConfig[] = [];
