@@ -7,14 +7,14 @@ import { MAX_DISCARDED_BODY_BYTES } from "./limits.ts";
 
 export type BodyFormat = "json" | "form";
 
-/** What the content-type parsers hand to the POST handler: the raw text and how to read it. */
+/** What the content-type parsers hand to the POST handler: the raw bytes and how to read them. */
 export interface PostedBody {
   format: BodyFormat;
-  text: string;
+  bytes: Buffer;
 }
 
 export function isPostedBody(body: unknown): body is PostedBody {
-  return typeof body === "object" && body !== null && "format" in body && "text" in body;
+  return typeof body === "object" && body !== null && "format" in body && "bytes" in body;
 }
 
 /** The body was larger than BodyLimit (answered 413 by the error handler). */
@@ -42,7 +42,7 @@ export function discardRestOfBody(request: IncomingMessage): void {
 
 type Done = (error: Error | null, body?: PostedBody) => void;
 
-/** A fastify content-type parser (raw stream form) reading at most `limit` bytes as UTF-8 text. */
+/** A fastify content-type parser (raw stream form) reading at most `limit` bytes. */
 export function bodyParser(format: BodyFormat, limit: number) {
   return (request: FastifyRequest, payload: IncomingMessage, done: Done): void => {
     let settled = false;
@@ -64,11 +64,8 @@ export function bodyParser(format: BodyFormat, limit: number) {
       if (received > limit) return tooLarge();
       chunks.push(chunk);
     };
-    const onEnd = () => {
-      const text =
-        chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      settle(null, { format, text });
-    };
+    // A copy, never a view over the socket's read buffer.
+    const onEnd = () => settle(null, { format, bytes: Buffer.concat(chunks, received) });
     // Known too large before a byte is read: answer now, discard what comes.
     if (Number(request.headers["content-length"]) > limit) {
       tooLarge();

@@ -29,10 +29,12 @@ function bad(message: string): never {
   throw new InboundError(400, message);
 }
 
-export function parseJson(text: string): unknown {
-  if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
-  const problem = jsonShapeProblem(text);
+/** Checks the shape of the raw JSON (depth, number of values) before decoding and parsing it. */
+export function parseJson(bytes: Buffer): unknown {
+  const problem = jsonShapeProblem(bytes);
   if (problem !== undefined) bad(problem);
+  const text = bytes.toString("utf8");
+  if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -42,7 +44,7 @@ export function parseJson(text: string): unknown {
 
 /** The message fields of a posted body, JSON or form, before validation. */
 export function parseBody(body: PostedBody): unknown {
-  return body.format === "form" ? parseFormBody(body.text) : parseJson(body.text);
+  return body.format === "form" ? parseFormBody(body.bytes) : parseJson(body.bytes);
 }
 
 function describe(value: unknown): string {

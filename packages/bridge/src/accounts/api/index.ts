@@ -81,7 +81,7 @@ export class ApiAccount implements Account {
       logger,
       debug: context.debug,
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
-      post: (text) => this.#post({ format: "json", text }),
+      post: (bytes) => this.#post({ format: "json", bytes }),
     });
     const hub = this.#hub;
     this.#server = await buildApiServer({
