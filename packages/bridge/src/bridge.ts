@@ -65,8 +65,20 @@ export class Bridge {
     this.#logger.info(`bridge started: ${this.accounts.size} account(s), gateway(s): ${names}`);
   }
 
+  /** Accounts whose stop has begun and not finished yet (what a shutdown would cut). */
+  readonly stillStopping = new Set<string>();
+
   async stop(): Promise<void> {
     const started = this.#started.splice(0).reverse();
-    await Promise.allSettled(started.map((account) => account.stop()));
+    await Promise.allSettled(
+      started.map(async (account) => {
+        this.stillStopping.add(account.id);
+        try {
+          await account.stop();
+        } finally {
+          this.stillStopping.delete(account.id);
+        }
+      }),
+    );
   }
 }

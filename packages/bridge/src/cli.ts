@@ -48,15 +48,27 @@ async function main(): Promise<void> {
   const bridge = new Bridge(config, { logger, debug: args.debug });
 
   let stopping = false;
+  const grace = config.general.ShutdownTimeout;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info(`${signal} received: stopping`);
-    // Whatever happens, the process does not outlive a stop request by more than a few seconds.
-    setTimeout(() => process.exit(0), 5_000).unref();
+    logger.info(`${signal} received: stopping (waiting at most ShutdownTimeout = ${grace} s for work in progress)`);
+    // Streams end and websockets close (1001) at once; requests still in progress get the grace period. Whatever
+    // is left then is cut, and the exit code says so: 1, so a process manager knows work was lost.
+    setTimeout(() => {
+      const open = [...bridge.stillStopping].join(", ") || "accounts";
+      logger.error(`ShutdownTimeout (${grace} s) passed with work still in progress on ${open}: cut; exiting 1`);
+      process.exit(1);
+    }, grace * 1000).unref();
     bridge.stop().then(
-      () => process.exit(0),
-      () => process.exit(0),
+      () => {
+        logger.info("stopped cleanly");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "stop failed");
+        process.exit(1);
+      },
     );
   };
   process.on("SIGTERM", stop);

@@ -28,10 +28,11 @@ describe("api account errors and auth", () => {
       await expectError(await raw("not json", "application/json"), 400, /invalid JSON/);
       await expectError(await raw("", "application/json"), 400, /empty body/);
     });
-    it("a content type other than JSON → 415", async () => {
+    it("a content type other than JSON or a form → 415", async () => {
       await expectError(await raw('{"text":"x"}'), 415, /application\/json/);
       await expectError(await raw('{"text":"x"}', "text/plain"), 415, /application\/json/);
-      await expectError(await raw("text=x", "application/x-www-form-urlencoded"), 415, /application\/json/);
+      await expectError(await raw("<text>x</text>", "application/xml"), 415, /x-www-form-urlencoded/);
+      await expectError(await raw("--x--", "multipart/form-data; boundary=x"), 415, /application\/json/);
     });
     it("accepts application/json with a charset", async () => {
       const answer = await raw('{"text":"x","username":"u","gateway":"gw"}', "application/json; charset=utf-8");

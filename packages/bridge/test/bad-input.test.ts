@@ -1,22 +1,18 @@
 // Property-based bad input against every route of a real bridge process: random methods, paths, headers, content
 // types and bodies. Every answer must be a designed status with a {"message"} body, and the process must live on.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { freePort, type ManagedProcess, startProcess, withTimeout } from "@switchboard/testkit";
+import { before, describe, it } from "node:test";
+import { type ManagedProcess, withTimeout } from "@switchboard/testkit";
 import fc from "fast-check";
+import { startBridgeProcess } from "./bridge-process.ts";
 import { http, KEYS, suiteTeardown } from "./helpers.ts";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
 const TOKEN = "prop-token";
 const ROUTES = ["/api/health", "/api/messages", "/api/stream", "/api/websocket", "/api/message"];
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
-const DESIGNED = new Set([200, 400, 401, 404, 405, 413, 415, 426]);
+const DESIGNED = new Set([200, 400, 401, 404, 405, 413, 414, 415, 426]);
 
 interface Probe {
   status: number;
@@ -141,24 +137,17 @@ describe("bad input against every route", () => {
   let bridge: ManagedProcess;
   const base: Record<string, string> = {};
   const teardown = suiteTeardown();
-  const dir = mkdtempSync(join(tmpdir(), "bridge-fuzz-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   before(async () => {
-    const [open, locked] = [await freePort(), await freePort()];
-    base["open"] = `http://127.0.0.1:${open}`;
-    base["locked"] = `http://127.0.0.1:${locked}`;
-    const path = join(dir, "fuzz.toml");
-    writeFileSync(
-      path,
-      `[api.open]\nBindAddress = "127.0.0.1:${open}"\nBodyLimit = 2048\nBuffer = 5\n` +
-        `[api.locked]\nBindAddress = "127.0.0.1:${locked}"\nToken = "${TOKEN}"\nBuffer = 5\n` +
+    const started = await startBridgeProcess(
+      `[api.open]\nBindAddress = "127.0.0.1:0"\nBodyLimit = 2048\nBuffer = 5\n` +
+        `[api.locked]\nBindAddress = "127.0.0.1:0"\nToken = "${TOKEN}"\nBuffer = 5\n` +
         `[[gateway]]\nname = "gw"\nenable = true\n[[gateway.inout]]\naccount = "api.open"\n[[gateway.inout]]\naccount = "api.locked"\n`,
-    );
-    bridge = await startProcess(
-      { command: process.execPath, args: [BIN, "-conf", path], ready: { line: "bridge started" }, name: "bridge" },
       teardown,
     );
+    bridge = started.process;
+    base["open"] = started.url("api.open");
+    base["locked"] = started.url("api.locked");
   });
 
   const alive = async () => {
@@ -254,6 +243,29 @@ describe("bad input against every route", () => {
       { numRuns: 200 },
     );
     ws.close();
+    await alive();
+  });
+
+  it("lets a client still writing an over-limit body read the 413 naming BodyLimit (fetch, plain and chunked)", async () => {
+    const body = JSON.stringify({ text: "x".repeat(8 * 1024 * 1024), username: "u", gateway: "gw" });
+    const chunked = () =>
+      new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < body.length; i += 65536) controller.enqueue(Buffer.from(body.slice(i, i + 65536)));
+          controller.close();
+        },
+      });
+    for (const payload of [() => body, chunked]) {
+      const answer = await fetch(`${base["open"]}/api/message`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: payload(),
+        duplex: "half",
+      } as RequestInit);
+      assert.equal(answer.status, 413);
+      const { message } = (await answer.json()) as { message: string };
+      assert.match(message, /BodyLimit is 2048 bytes for \[api\.open\]/);
+    }
     await alive();
   });
 });

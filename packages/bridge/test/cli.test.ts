@@ -5,11 +5,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { freePort, runToExit, startProcess } from "@switchboard/testkit";
+import { runToExit } from "@switchboard/testkit";
+import { BIN, startBridgeProcess } from "./bridge-process.ts";
 import { http, openStream, post, readMessages } from "./helpers.ts";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "bridge-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -117,7 +116,13 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
     const port = typeof address === "object" && address ? address.port : 0;
     try {
       const path = configFile(`[api.a]\nBindAddress = "127.0.0.1:${port}"\n${gateway("g", "api.a")}`);
-      await expectConfigError(["-conf", path], new RegExp(`BindAddress 127\\.0\\.0\\.1:${port} is already in use`));
+      // One line naming the account, the address and the key that changes it; no stack trace.
+      await expectConfigError(
+        ["-conf", path],
+        new RegExp(
+          `^switchboard-bridge: \\[api\\.a\\] BindAddress 127\\.0\\.0\\.1:${port} is already in use: change BindAddress in \\[api\\.a\\]$`,
+        ),
+      );
     } finally {
       blocker.close();
     }
@@ -128,60 +133,43 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
     await expectConfigError([], /cannot read config .*matterbridge\.toml: no such file/, { cwd: empty });
   });
 
-  it("starts with ./matterbridge.toml, prints where it listens, and exits 0 on SIGTERM with a stream open", async (t) => {
+  it("starts with ./matterbridge.toml, prints where it listens, logs each request, and exits 0 on SIGTERM with a stream open", async (t) => {
     const cwd = mkdtempSync(join(dir, "run-"));
-    const [portA, portB] = [await freePort(), await freePort()];
-    writeFileSync(
-      join(cwd, "matterbridge.toml"),
-      `[api.a]\nBindAddress = "127.0.0.1:${portA}"\n[api.b]\nBindAddress = "127.0.0.1:${portB}"\n${gateway("g", "api.a", "api.b")}`,
-    );
-    const bridge = await startProcess(
-      {
-        command: process.execPath,
-        args: [BIN],
-        cwd,
-        ready: { line: `api.b listening on http://127.0.0.1:${portB}` },
-        name: "bridge",
-      },
+    const bridge = await startBridgeProcess(
+      `[api.a]\nBindAddress = "127.0.0.1:0"\n[api.b]\nBindAddress = "127.0.0.1:0"\n${gateway("g", "api.a", "api.b")}`,
       t,
+      { dir: cwd, confFlag: false },
     );
-    assert.match(bridge.output, new RegExp(`api\\.a listening on http://127\\.0\\.0\\.1:${portA}`));
-    const stream = await openStream(`http://127.0.0.1:${portB}`);
-    await post(`http://127.0.0.1:${portA}`, { text: "hi", username: "u", gateway: "g" });
+    assert.match(bridge.url("api.a"), /^http:\/\/127\.0\.0\.1:\d+$/);
+    const stream = await openStream(bridge.url("api.b"));
+    await post(bridge.url("api.a"), { text: "hi", username: "u", gateway: "g" });
     assert.equal((await stream.take(2))[1]?.text, "hi");
-    const exit = await bridge.stop(10_000);
+    // One info line per request (no -debug): method, path, status and duration.
+    await bridge.process.waitForLine(/"method":"POST","path":"\/api\/message","status":200,"ms":[\d.]+/, 5_000);
+    const exit = await bridge.process.stop(10_000);
     assert.deepEqual(exit, { code: 0, signal: null });
     stream.close();
   });
 
   it("exits 0 on SIGINT, and environment variables override the file", async (t) => {
-    const [port, envPort] = [await freePort(), await freePort()];
-    const path = configFile(
-      `[api.a]\nBindAddress = "127.0.0.1:${port}"\n[api.b]\nBindAddress = "127.0.0.1:1"\n${gateway("g", "api.a", "api.b")}`,
-    );
-    const bridge = await startProcess(
-      {
-        command: process.execPath,
-        args: [BIN, "-conf", path, "-debug"],
-        env: {
-          ...process.env,
-          MATTERBRIDGE_API_B_BINDADDRESS: `127.0.0.1:${envPort}`,
-          MATTERBRIDGE_API_B_REMOTENICKFORMAT: "ENV<{NICK}>",
-          MATTERBRIDGE_API_A_TOKEN: "envtok",
-        },
-        ready: { line: `api.b listening on http://127.0.0.1:${envPort}` },
-        name: "bridge",
+    const toml = `[api.a]\nBindAddress = "127.0.0.1:0"\n[api.b]\nBindAddress = "127.0.0.1:1"\n${gateway("g", "api.a", "api.b")}`;
+    const bridge = await startBridgeProcess(toml, t, {
+      args: ["-debug"],
+      env: {
+        ...process.env,
+        MATTERBRIDGE_API_B_BINDADDRESS: "127.0.0.1:0",
+        MATTERBRIDGE_API_B_REMOTENICKFORMAT: "ENV<{NICK}>",
+        MATTERBRIDGE_API_A_TOKEN: "envtok",
       },
-      t,
-    );
-    const a = `http://127.0.0.1:${port}`;
+    });
+    const a = bridge.url("api.a");
     assert.equal((await http(`${a}/api/health`)).status, 401);
     const answer = await post(a, { text: "hi", username: "u", gateway: "g" }, { authorization: "Bearer envtok" });
     assert.equal(answer.status, 200);
-    const got = await readMessages(`http://127.0.0.1:${envPort}`);
+    const got = await readMessages(bridge.url("api.b"));
     assert.equal(got[0]?.username, "ENV<u>");
-    assert.doesNotMatch(bridge.output, /envtok/, "the token is never logged");
-    bridge.killGroup("SIGINT");
-    assert.deepEqual(await bridge.exited, { code: 0, signal: null });
+    assert.doesNotMatch(bridge.process.output, /envtok/, "the token is never logged");
+    bridge.process.killGroup("SIGINT");
+    assert.deepEqual(await bridge.process.exited, { code: 0, signal: null });
   });
 });

@@ -104,6 +104,7 @@ account = "api.unused"
         ["api.b", "api", "out"],
       ],
     );
+    // Config tables have no prototype (names from the file are plain keys); compare the entries.
     assert.deepEqual({ ...config.gateways[0]?.channels[1]?.options }, { key: "secret" });
     assert.deepEqual([...config.accounts.keys()], ["api.a", "api.b"]);
     assert.ok(config.warnings.some((w) => w.includes("[api.unused] is not used")));

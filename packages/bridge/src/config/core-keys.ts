@@ -46,3 +46,15 @@ export const CORE_KEYS = {
 } as const;
 
 export type CoreSettings = SettingsOf<typeof CORE_KEYS>;
+
+/** Keys of [general] alone: they concern the whole process, not an account. */
+export const GENERAL_ONLY_KEYS = {
+  ShutdownTimeout: key.integer({
+    default: 5,
+    min: 1,
+    max: 3600,
+    description: "seconds a stop (SIGTERM/SIGINT) waits for work in progress before cutting it and exiting 1",
+  }),
+} as const;
+
+export type GeneralOnlySettings = SettingsOf<typeof GENERAL_ONLY_KEYS>;

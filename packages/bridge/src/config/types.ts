@@ -1,7 +1,10 @@
-import type { CoreSettings } from "./core-keys.ts";
+import type { CoreSettings, GeneralOnlySettings } from "./core-keys.ts";
 import type { AccountConfig } from "./descriptor.ts";
 
 export type { AccountConfig, AccountSettings } from "./descriptor.ts";
+
+/** [general]: the core keys set there (defaults of every account) and the process-wide keys, with their defaults. */
+export type GeneralSettings = Partial<CoreSettings> & GeneralOnlySettings;
 
 export type Direction = "in" | "out" | "inout";
 
@@ -24,7 +27,7 @@ export interface GatewayConfig {
 export interface BridgeConfig {
   path: string;
   /** The core keys set in [general] (protocol keys there are applied to each account of that protocol). */
-  general: Partial<CoreSettings>;
+  general: GeneralSettings;
   /** Accounts used by an enabled gateway, by id. */
   accounts: Map<string, AccountConfig>;
   /** Enabled gateways only. */

@@ -2,14 +2,14 @@
 // the generic structure only ([general], [protocol.name] sections, [[gateway]], [[samechannelgateway]]); each
 // account's keys are read by account-settings.ts with the core keys and its protocol's descriptor.
 import { declaredKeys, isSecret, resolveAccountSettings } from "./account-settings.ts";
-import { CORE_KEYS, type CoreSettings } from "./core-keys.ts";
+import { CORE_KEYS, GENERAL_ONLY_KEYS } from "./core-keys.ts";
 import { describeValue } from "./describe-value.ts";
 import type { ProtocolRegistry } from "./descriptor.ts";
 import { ConfigError } from "./errors.ts";
 import { checkKind } from "./key-spec.ts";
 import { didYouMean } from "./suggest.ts";
 import { emptyTable, isTable, own, spelling, type Table } from "./table.ts";
-import type { AccountConfig, BridgeConfig, ChannelConfig, Direction, GatewayConfig } from "./types.ts";
+import type { AccountConfig, BridgeConfig, ChannelConfig, Direction, GatewayConfig, GeneralSettings } from "./types.ts";
 
 /** Protocols Matterbridge has; named in the error when a config uses one Switchboard does not implement yet. */
 const MATTERBRIDGE_PROTOCOLS = new Set([
@@ -33,7 +33,7 @@ function fail(message: string): never {
  * [general]: the core keys are checked here; a protocol's key is checked for each account of that protocol (it is
  * that account's default); a key no registered protocol declares is a warning.
  */
-function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string[]): Partial<CoreSettings> {
+function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string[]): GeneralSettings {
   const general: Record<string, unknown> = {};
   const known = new Map<string, string>();
   for (const name of Object.keys(CORE_KEYS)) known.set(name.toLowerCase(), name);
@@ -42,6 +42,11 @@ function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string
     for (const name of descriptor.unsupportedKeys ?? []) known.set(name.toLowerCase(), name);
   }
   const core = declaredKeys();
+  for (const [name, spec] of Object.entries(GENERAL_ONLY_KEYS)) {
+    core.set(name.toLowerCase(), { name, spec, core: true });
+    known.set(name.toLowerCase(), name);
+  }
+  for (const [name, spec] of Object.entries(GENERAL_ONLY_KEYS)) general[name] ??= spec.default;
   for (const [lower, value] of Object.entries(table)) {
     const key = core.get(lower);
     if (key !== undefined) {
@@ -55,7 +60,7 @@ function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string
       );
     }
   }
-  return general as Partial<CoreSettings>;
+  return general as GeneralSettings;
 }
 
 function tableList(raw: Table, key: string): Table[] {

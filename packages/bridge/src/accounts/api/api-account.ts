@@ -8,11 +8,13 @@ import type { Delivery } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext } from "../../core/connection.ts";
 import { encodeMessage } from "../../message.ts";
 import { timestampNow } from "../../timestamp.ts";
-import { type PostTargets, parseJson, toMessage } from "./inbound.ts";
+import type { PostedBody } from "./body-reader.ts";
+import { type PostTargets, parseBody, toMessage } from "./inbound.ts";
 import type { API_KEYS } from "./keys.ts";
 import { DEFAULT_BUFFER } from "./keys.ts";
 import { RingBuffer } from "./ring-buffer.ts";
 import { buildApiServer } from "./server.ts";
+import { type ServerLimits, serverLimits } from "./server-limits.ts";
 import { StreamHub } from "./stream-hub.ts";
 import { WebsocketClients } from "./websocket.ts";
 
@@ -32,6 +34,8 @@ export class ApiAccount implements Connection {
   readonly bindAddress: string;
   readonly #token: string | undefined;
   readonly #bodyLimit: number;
+  readonly #limits: ServerLimits;
+  #stopping = false;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
   /** Where this account may post: gateway name -> its channel there (the client names the gateway). */
@@ -50,6 +54,7 @@ export class ApiAccount implements Connection {
     this.bindAddress = settings.BindAddress;
     this.#token = settings.Token;
     this.#bodyLimit = settings.BodyLimit;
+    this.#limits = serverLimits(settings);
     // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
     this.ring = new RingBuffer<string>(settings.Buffer > 0 ? settings.Buffer : DEFAULT_BUFFER);
     const targets = new Map<string, string>();
@@ -68,6 +73,7 @@ export class ApiAccount implements Connection {
   async connect(): Promise<void> {
     const logger = this.#logger;
     const context = this.#context;
+    this.#stopping = false;
     this.#hub = new StreamHub({
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
       onSlowClient: (buffered) => logger.warn({ buffered }, "stream client too slow; disconnected"),
@@ -76,20 +82,22 @@ export class ApiAccount implements Connection {
       logger,
       debug: context.debug,
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
-      post: (text) => this.#post(text),
+      post: (bytes) => this.#post({ format: "json", bytes }),
     });
     const hub = this.#hub;
     this.#server = await buildApiServer({
       accountId: this.id,
       token: this.#token,
       bodyLimit: this.#bodyLimit,
+      limits: this.#limits,
       logger,
       debug: context.debug,
       drain: () => this.ring.drain(),
       dropped: () => this.ring.dropped,
-      post: (text) => this.#post(text),
+      post: (body) => this.#post(body),
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,
+      stopping: () => this.#stopping,
     });
     const { host, port } = parseBindAddress(this.bindAddress);
     try {
@@ -105,7 +113,8 @@ export class ApiAccount implements Connection {
             : code === "EACCES"
               ? "needs more privileges"
               : `cannot be listened on (${code ?? String(error)})`;
-      throw new AccountFailure(`BindAddress ${this.bindAddress} ${reason}`);
+      // One line naming the key that changes it.
+      throw new AccountFailure(`BindAddress ${this.bindAddress} ${reason}: change BindAddress in [${this.id}]`);
     }
     const bound = this.address;
     const shown = bound
@@ -117,8 +126,8 @@ export class ApiAccount implements Connection {
     );
   }
 
-  #post(text: string): { encoded: string; deliveries: number } {
-    const message = toMessage(parseJson(text), this.id, this.#targets, timestampNow());
+  #post(body: PostedBody): { encoded: string; deliveries: number } {
+    const message = toMessage(parseBody(body), this.id, this.#targets, timestampNow());
     // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
     // The message names its gateway, so the core routes it in that gateway only.
     const encoded = encodeMessage(message);
@@ -158,15 +167,20 @@ export class ApiAccount implements Connection {
     this.#dropsSinceLog = 0;
   }
 
+  /**
+   * Ends every stream (a complete chunked response) and closes every websocket with 1001 "going away", refuses new
+   * requests, and resolves once in-flight requests have finished and every connection is closed. It does not cut
+   * anything itself: the caller decides how long to wait (ShutdownTimeout).
+   */
   async disconnect(): Promise<void> {
+    this.#stopping = true;
     if (this.#dropTimer !== undefined) {
       clearTimeout(this.#dropTimer);
       this.#dropTimer = undefined;
       if (this.#dropsSinceLog > 0) this.#flushDropLog();
     }
-    this.#hub?.closeAll();
-    this.#websockets?.closeAll();
-    await this.#server?.close();
+    const closing = [this.#hub?.closeAll(), this.#websockets?.closeAll()];
+    await Promise.all([...closing, this.#server?.close()]);
     this.#server = undefined;
   }
 }

@@ -1,8 +1,12 @@
 // Validation of a message a client posts (POST /api/message or a websocket frame). Every problem is a designed
 // 400 with a message saying what to fix; nothing a client sends reaches the router unchecked.
 import { Events, MESSAGE_FIELDS, type Message } from "../../message.ts";
+import type { PostedBody } from "./body-reader.ts";
 import { parseExtra } from "./extra.ts";
+import { parseFormBody } from "./form-body.ts";
 import { InboundError } from "./inbound-error.ts";
+import { jsonShapeProblem } from "./json-shape.ts";
+import { MAX_FIELD_LENGTH } from "./limits.ts";
 
 /** Events a client may post; the rest are internal (get_channel_members crashes Matterbridge) or need ids. */
 export const CLIENT_EVENTS: readonly string[] = [
@@ -25,13 +29,22 @@ function bad(message: string): never {
   throw new InboundError(400, message);
 }
 
-export function parseJson(text: string): unknown {
+/** Checks the shape of the raw JSON (depth, number of values) before decoding and parsing it. */
+export function parseJson(bytes: Buffer): unknown {
+  const problem = jsonShapeProblem(bytes);
+  if (problem !== undefined) bad(problem);
+  const text = bytes.toString("utf8");
   if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     bad(`invalid JSON: ${error instanceof Error ? error.message : "syntax error"}`);
   }
+}
+
+/** The message fields of a posted body, JSON or form, before validation. */
+export function parseBody(body: PostedBody): unknown {
+  return body.format === "form" ? parseFormBody(body.bytes) : parseJson(body.bytes);
 }
 
 function describe(value: unknown): string {
@@ -63,6 +76,10 @@ export function toMessage(body: unknown, accountId: string, targets: PostTargets
     if (!STRING_FIELDS.includes(key)) continue;
     if (value === null) continue;
     if (typeof value !== "string") bad(`field "${key}" must be a string, not ${describe(value)}`);
+    const longest = MAX_FIELD_LENGTH.get(key);
+    if (longest !== undefined && value.length > longest) {
+      bad(`field "${key}" is longer than ${longest} characters`);
+    }
     fields[key as StringField] = value;
   }
   const Extra = parseExtra(extra);

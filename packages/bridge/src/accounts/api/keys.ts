@@ -23,4 +23,29 @@ export const API_KEYS = {
     max: 1024 ** 3,
     description: "largest accepted request body and websocket frame, in bytes",
   }),
+  // HTTP connection limits (Switchboard's): slow or idle clients are cut and the number of connections is capped.
+  ReadHeaderTimeout: key.integer({
+    default: 10,
+    min: 1,
+    max: 3600,
+    description: "seconds for the request line and headers to arrive (408 otherwise)",
+  }),
+  ReadTimeout: key.integer({
+    default: 30,
+    min: 1,
+    max: 3600,
+    description: "seconds for the whole request, body included, to arrive (408 otherwise)",
+  }),
+  IdleTimeout: key.integer({
+    default: 10,
+    min: 1,
+    max: 3600,
+    description: "seconds a kept-alive connection may wait with no request before it is closed",
+  }),
+  MaxConnections: key.integer({
+    default: 1000,
+    min: 1,
+    max: 1_000_000,
+    description: "connections beyond this many are refused (streams and websockets count)",
+  }),
 } as const;

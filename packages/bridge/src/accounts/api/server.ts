@@ -2,18 +2,29 @@
 
 import type { ServerResponse } from "node:http";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { connectedEvent, encodeMessage } from "../../message.ts";
 import { bearerChecker } from "./auth.ts";
-import { describeFastifyError, sendError } from "./errors.ts";
+import { BodyTooLargeError, bodyParser, isPostedBody, type PostedBody } from "./body-reader.ts";
+import {
+  answerOnSocket,
+  describeClientError,
+  describeFastifyError,
+  sendError,
+  UNSUPPORTED_MEDIA_TYPE,
+} from "./errors.ts";
 import { InboundError } from "./inbound.ts";
+import { requestLogger } from "./request-log.ts";
+import type { ServerLimits } from "./server-limits.ts";
 import type { WebsocketClients } from "./websocket.ts";
+import { websocketHandshakeProblem } from "./websocket-handshake.ts";
 
 export interface ApiServerDeps {
   accountId: string;
   token: string | undefined;
   bodyLimit: number;
+  limits: ServerLimits;
   logger: Logger;
   debug: boolean;
   /** Read-and-clear of the polling buffer, as encoded messages. */
@@ -21,53 +32,103 @@ export interface ApiServerDeps {
   /** Messages the buffer dropped because it was full, over the account's life. */
   dropped(): number;
   /** Validates and routes a posted message; returns the resulting Message encoded, or throws InboundError. */
-  post(text: string): { encoded: string; deliveries: number };
+  post(body: PostedBody): { encoded: string; deliveries: number };
   addStream(response: ServerResponse): void;
   websockets: WebsocketClients;
+  /** True once the account is stopping: new requests are refused, answers close their connection. */
+  stopping(): boolean;
 }
 
-const ROUTES: Record<string, string[]> = {
-  "/api/health": ["GET", "HEAD"],
-  "/api/messages": ["GET", "HEAD"],
-  "/api/stream": ["GET", "HEAD"],
-  "/api/websocket": ["GET", "HEAD"],
-  "/api/message": ["POST"],
-};
-const ALL_METHODS = ["DELETE", "GET", "HEAD", "PATCH", "POST", "PUT", "OPTIONS"];
+/** Path -> the methods it answers; every other method gets 405 with Allow. */
+const ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["/api/health", ["GET", "HEAD"]],
+  ["/api/messages", ["GET", "HEAD"]],
+  ["/api/stream", ["GET", "HEAD"]],
+  ["/api/websocket", ["GET", "HEAD"]],
+  ["/api/message", ["POST"]],
+]);
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
 export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstance> {
+  const { limits } = deps;
+  const logRequest = requestLogger(deps.logger);
   const app = Fastify({
     logger: false,
     bodyLimit: deps.bodyLimit,
-    forceCloseConnections: true,
-    return503OnClosing: true,
-    // Clients that open a connection and never finish their request are not kept forever.
-    requestTimeout: 60_000,
+    // In-flight requests may finish when the account stops; idle connections are closed at once.
+    forceCloseConnections: "idle",
+    return503OnClosing: false,
+    requestTimeout: limits.readTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    http: {
+      headersTimeout: limits.readHeaderTimeoutMs,
+      // Node checks both timeouts on this interval (30 s by default, which would let a slow client stay 30 s more).
+      connectionsCheckingInterval: Math.min(1_000, limits.readHeaderTimeoutMs),
+      // HTTP/1.1 requests without Host are answered in this API's format below rather than by Node.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: (error, socket) => {
+      if ((error as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
+      const { status, message } = describeClientError(error);
+      if (deps.debug) deps.logger.debug({ code: (error as NodeJS.ErrnoException).code, status }, "bad request");
+      answerOnSocket(socket, status, message);
+    },
+    frameworkErrors: (error, _request, reply) => {
+      const { status, message } = describeFastifyError(error, deps.accountId);
+      sendError(reply, status, message);
+    },
   });
-
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: deps.bodyLimit }, (_req, body, done) =>
-    done(null, body),
+  app.server.maxConnections = limits.maxConnections;
+  // CONNECT (a proxy tunnel) is not something this API does; Node would otherwise drop the connection silently.
+  app.server.on("connect", (_request, socket) =>
+    answerOnSocket(socket, 405, "CONNECT is not supported: this is the chat bridge message API", {
+      Allow: "GET, HEAD, POST",
+    }),
   );
 
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", bodyParser("json", deps.bodyLimit));
+  app.addContentTypeParser("application/x-www-form-urlencoded", bodyParser("form", deps.bodyLimit));
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const { status, message } = describeFastifyError(error, deps.bodyLimit);
+    // fastify asks to close the connection after a body error; that would reset a client still writing its body
+    // before it reads the 413. The rest of the body is discarded instead (bounded) and the connection kept.
+    if (error instanceof BodyTooLargeError) reply.removeHeader("connection");
+    const { status, message } = describeFastifyError(error, deps.accountId);
     if (status >= 500) deps.logger.error({ err: error, url: request.url }, "request failed");
     return sendError(reply, status, message);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      404,
-      `no route ${request.method} ${request.url.split("?")[0]}; see ${Object.keys(ROUTES).join(", ")}`,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    const allowed = ROUTES.get(path);
+    if (allowed !== undefined) {
+      return sendError(
+        reply.header("Allow", allowed.join(", ")),
+        405,
+        `${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}`,
+      );
+    }
+    return sendError(reply, 404, `no route ${request.method} ${path}; see ${[...ROUTES.keys()].join(", ")}`);
+  });
 
-  // An upgrade request answered over HTTP (refused, 404...) has left the HTTP server's connection tracking:
-  // its socket is closed here once the answer is written, so it cannot linger or hold up shutdown.
+  app.addHook("onResponse", (request, reply, done) => {
+    logRequest(request.method, request.url, reply.statusCode, reply.elapsedTime);
+    done();
+  });
+  // Answers given while stopping close their connection, so shutdown does not wait for idle keep-alive clients.
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (deps.stopping()) reply.header("connection", "close");
+    done(null, payload);
+  });
+
   app.addHook("onRequest", (request, reply, done) => {
+    if (deps.stopping()) return sendError(reply, 503, "the bridge is shutting down; retry shortly");
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      return sendError(reply, 400, "missing Host header (required by HTTP/1.1)");
+    }
+    // An upgrade request answered over HTTP (refused, 404...) has left the HTTP server's connection tracking:
+    // its socket is closed here once the answer is written, so it cannot linger or hold up shutdown.
     if (request.headers.upgrade !== undefined) {
       reply.header("connection", "close");
       reply.raw.once("finish", () => request.raw.socket.destroy());
@@ -101,6 +162,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     const response = reply.raw;
     response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" });
     response.write(`${encodeMessage(connectedEvent())}\n`);
+    // A stream is one long request: its line is logged when it ends.
+    const startedAt = performance.now();
+    response.once("close", () => logRequest(request.method, request.url, 200, performance.now() - startedAt));
     if (request.method === "HEAD") {
       response.end();
       return;
@@ -111,15 +175,24 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   app.route({
     method: "GET",
     url: "/api/websocket",
+    // ws would answer a bad handshake in plain text; it is refused here in this API's format first.
+    preHandler: (request, reply, done) => {
+      if (request.headers.upgrade === undefined) return done();
+      const problem = websocketHandshakeProblem(request.headers);
+      if (problem === undefined) return done();
+      sendError(reply, 400, problem);
+    },
     handler: (_request, reply) =>
       sendError(reply, 426, "this is a WebSocket endpoint: connect with a WebSocket client"),
-    wsHandler: (socket) => deps.websockets.accept(socket),
+    wsHandler: (socket, request) => {
+      const startedAt = performance.now();
+      socket.once("close", () => logRequest(request.method, request.url, 101, performance.now() - startedAt));
+      deps.websockets.accept(socket);
+    },
   });
 
   app.post("/api/message", (request, reply) => {
-    if (typeof request.body !== "string") {
-      return sendError(reply, 415, "unsupported Content-Type: send the body as Content-Type: application/json");
-    }
+    if (!isPostedBody(request.body)) return sendError(reply, 415, UNSUPPORTED_MEDIA_TYPE);
     try {
       const { encoded, deliveries } = deps.post(request.body);
       return reply.type(JSON_TYPE).header("x-switchboard-deliveries", String(deliveries)).send(encoded);
@@ -129,18 +202,5 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     }
   });
 
-  for (const [url, allowed] of Object.entries(ROUTES)) {
-    const others = ALL_METHODS.filter((method) => !allowed.includes(method));
-    app.route({
-      method: others,
-      url,
-      handler: (request, reply: FastifyReply) =>
-        sendError(
-          reply.header("Allow", allowed.join(", ")),
-          405,
-          `${request.method} is not allowed on ${url}; use ${allowed.join(" or ")}`,
-        ),
-    });
-  }
   return app;
 }

@@ -59,9 +59,20 @@ export class StreamHub {
     }
   }
 
-  /** Ends every stream (used at shutdown). */
-  closeAll(): void {
-    for (const client of this.#clients) client.end();
+  /**
+   * Ends every stream with a complete chunked response (used at shutdown), then closes its connection, so the client
+   * sees a proper end rather than a reset. Resolves once every connection is closed.
+   */
+  closeAll(): Promise<void> {
+    const closed = [...this.#clients].map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          if (client.socket === null || client.socket.destroyed) return resolve();
+          client.socket.once("close", () => resolve());
+          client.end(() => client.socket?.end());
+        }),
+    );
     this.#clients.clear();
+    return Promise.all(closed).then(() => undefined);
   }
 }

@@ -11,7 +11,7 @@ export interface WebsocketDeps {
   /** A client whose unsent frames exceed this is disconnected rather than buffered without bound. */
   maxBufferedBytes: number;
   /** Validates and routes a frame like a POST body; returns the resulting Message encoded, or throws InboundError. */
-  post(text: string): { encoded: string };
+  post(bytes: Buffer): { encoded: string };
 }
 
 export class WebsocketClients {
@@ -45,16 +45,25 @@ export class WebsocketClients {
     }
   }
 
-  closeAll(): void {
-    for (const client of this.#clients) client.close(1001, "server shutting down");
+  /** Closes every client with 1001 "going away" and resolves once each closing handshake is done. */
+  closeAll(): Promise<void> {
+    const closed = [...this.#clients].map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          if (client.readyState === client.CLOSED) return resolve();
+          client.once("close", () => resolve());
+          client.close(1001, "server shutting down");
+        }),
+    );
     this.#clients.clear();
+    return Promise.all(closed).then(() => undefined);
   }
 
   #onFrame(socket: WebSocket, data: RawData, isBinary: boolean): void {
-    const text = isBinary ? "" : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString();
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     try {
       if (isBinary) throw new InboundError(400, "binary frames are not accepted: send a JSON message as text");
-      const { encoded } = this.deps.post(text);
+      const { encoded } = this.deps.post(bytes);
       this.broadcast(encoded, socket);
     } catch (error) {
       // Like Matterbridge, a bad frame is dropped and the connection stays usable; the reason is logged with -debug.
