@@ -31,7 +31,8 @@ function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
     args: [BIN, ...args],
     cwd: options.cwd ?? dir,
     env: { ...process.env, ...options.env },
-    timeoutMs: 20_000,
+    // Generous: on a loaded machine tsx alone can take many seconds to start the bin.
+    timeoutMs: 60_000,
   });
 }
 
