@@ -48,18 +48,20 @@ export class Bridge {
   }
 
   /**
-   * Connects every account at once. If one fails for good, all are stopped and its error (naming the account) is
+   * Connects the accounts one after the other, in config order (so an account's "listening" line means the ones
+   * before it are up too). If one fails for good, the ones started are stopped and its error (naming the account) is
    * rethrown; an account that cannot connect yet keeps retrying in the background while the others run.
    */
   async start(): Promise<void> {
     for (const warning of this.config.warnings) this.#logger.warn(warning);
-    const accounts = [...this.accounts.values()];
-    this.#started = accounts;
-    const results = await Promise.allSettled(accounts.map((account) => account.start()));
-    const failure = results.find((result) => result.status === "rejected");
-    if (failure !== undefined) {
-      await this.stop();
-      throw failure.reason;
+    for (const account of this.accounts.values()) {
+      this.#started.push(account);
+      try {
+        await account.start();
+      } catch (error) {
+        await this.stop();
+        throw error;
+      }
     }
     const names = this.config.gateways.map((g) => g.name).join(", ");
     this.#logger.info(`bridge started: ${this.accounts.size} account(s), gateway(s): ${names}`);

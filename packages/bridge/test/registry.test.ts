@@ -135,8 +135,16 @@ describe("protocol registry", () => {
     );
   });
 
-  it("refuses a registry with two descriptors of one name", () => {
+  it("refuses two descriptors of one name, and a protocol redeclaring a core key", () => {
     assert.throws(() => new ProtocolRegistry([loopbackProtocol, loopbackProtocol]), /registered twice/);
+    const clash = defineProtocol({
+      name: "clash",
+      keys: { messagedelay: key.integer() },
+      create: () => {
+        throw new Error("never created");
+      },
+    });
+    assert.throws(() => PROTOCOLS.with(clash), /declares the core key messagedelay; set its default in `defaults`/);
     assert.deepEqual(PROTOCOLS.with(loopbackProtocol).names, ["api", "loopback"]);
     assert.deepEqual(PROTOCOLS.names, ["api"], "with() leaves the original registry as it was");
   });

@@ -3,7 +3,7 @@
 // account's table to its descriptor's keys and `validate`; the bridge calls `create` for each account in use.
 import type { Capabilities } from "../core/account.ts";
 import type { Connection, ConnectionContext } from "../core/connection.ts";
-import type { CoreSettings } from "./core-keys.ts";
+import { CORE_KEYS, type CoreSettings } from "./core-keys.ts";
 import type { KeySpecs, SettingsOf } from "./key-spec.ts";
 
 /** An account's settings: the core keys and the protocol's own, each from the account, else [general], else default. */
@@ -47,6 +47,8 @@ export function defineProtocol<const S extends KeySpecs>(descriptor: ProtocolDes
   return descriptor;
 }
 
+const CORE_KEY_NAMES = new Set(Object.keys(CORE_KEYS).map((name) => name.toLowerCase()));
+
 /** The protocols a bridge knows, by name. Immutable: `with()` returns a new registry (tests add protocols so). */
 export class ProtocolRegistry {
   readonly #byName = new Map<string, ProtocolDescriptor>();
@@ -57,6 +59,13 @@ export class ProtocolRegistry {
         throw new Error(`protocol name "${descriptor.name}" must be lower case letters, digits and dashes`);
       }
       if (this.#byName.has(descriptor.name)) throw new Error(`protocol "${descriptor.name}" is registered twice`);
+      for (const name of Object.keys(descriptor.keys)) {
+        if (CORE_KEY_NAMES.has(name.toLowerCase())) {
+          throw new Error(
+            `protocol "${descriptor.name}" declares the core key ${name}; set its default in \`defaults\``,
+          );
+        }
+      }
       this.#byName.set(descriptor.name, descriptor as ProtocolDescriptor);
     }
   }

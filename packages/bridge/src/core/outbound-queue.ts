@@ -197,10 +197,14 @@ export class OutboundQueue {
   async #awaitReady(item: Item): Promise<boolean> {
     const ready = item.ready;
     if (ready === undefined) return true;
+    // Held in #sleep so that close() ends the wait at once.
     const timer = delay(this.#deps.clock, this.#policy.readyTimeoutMs);
+    this.#sleep = timer;
     const verdict = await Promise.race([ready.catch(() => false), timer.done.then(() => "timeout" as const)]);
     timer.cancel();
+    this.#sleep = undefined;
     item.ready = undefined;
+    if (this.#closed) return false;
     if (verdict === true) return true;
     this.#items.shift();
     item.resolve("");

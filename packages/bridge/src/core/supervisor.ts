@@ -160,7 +160,11 @@ export class Supervisor {
       const reason = reasonText(error);
       return error instanceof AccountFailure ? { kind: "failed", reason } : { kind: "retry", reason };
     }
-    if (this.#stopped()) return { kind: "stopped" };
+    if (this.#stopped()) {
+      // Stopped while connecting: what the connect opened after stop's disconnect must be closed too.
+      await this.#release();
+      return { kind: "stopped" };
+    }
     if (this.#failedDuringAttempt !== undefined) {
       await this.#release();
       this.#state = "waiting";
