@@ -1,11 +1,15 @@
-// `npm test`: installs what is missing, type checks, lints, then runs every test file with node's test runner.
-// Node 20's runner takes no globs, so the test files are listed here.
+// `npm test`: installs what is missing, builds dist/ when stale, type checks, lints, then runs every test file with
+// node's test runner. Node 20's runner takes no globs, so the test files are listed here.
+// Tests import the TypeScript sources through tsx; the tests that spawn a service's bin run it as users do, from its
+// compiled dist/, which is why the build comes first (also for `npm test -- <filter>`).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { buildPackages } from "./build.mjs";
 import { ensureDependencies, root } from "./ensure-deps.mjs";
 
 ensureDependencies();
+await buildPackages({ ifStale: true });
 
 function run(label, command, args) {
   console.log(`\n== ${label}`);

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { register } from "tsx/esm/api";
+// Runs the compiled service in dist/. In a checkout, `npm start`, `npm test` and `npm run build` compile src/ into it.
+import { existsSync } from "node:fs";
 
-register();
-await import("../src/cli.ts");
+const entry = new URL("../dist/cli.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write("switchboard-bridge: dist/ is missing; run `npm run build` in the repository first\n");
+  process.exit(1);
+}
+await import(entry.href);

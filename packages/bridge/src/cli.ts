@@ -1,11 +1,6 @@
 // switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
 import { resolve } from "node:path";
-import { PROTOCOLS } from "./accounts/registry.ts";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
-import { Bridge } from "./bridge.ts";
-import { ConfigError } from "./config/errors.ts";
-import { loadConfig } from "./config/load.ts";
-import { createLogger } from "./logger.ts";
 import { VERSION } from "./version.ts";
 
 const NAME = "switchboard-bridge";
@@ -34,6 +29,14 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Loaded only to run: -version and -help stay as fast as bare node (the accounts pull in fastify, ws, zod, pino).
+  const [{ PROTOCOLS }, { Bridge }, { ConfigError }, { loadConfig }, { createLogger }] = await Promise.all([
+    import("./accounts/registry.ts"),
+    import("./bridge.ts"),
+    import("./config/errors.ts"),
+    import("./config/load.ts"),
+    import("./logger.ts"),
+  ]);
   const path = resolve(args.conf);
   let config: ReturnType<typeof loadConfig>;
   try {

@@ -10,11 +10,19 @@ export function createLogger(options: { debug: boolean; destination?: Destinatio
     redact: { paths: ["token", "*.token", "headers.authorization"], censor: "[redacted]" },
   };
   if (options.destination) return pino(base, options.destination);
-  if (process.stdout.isTTY) {
+  if (readByPerson()) {
     return pino(
       base,
       pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service", sync: true }),
     );
   }
   return pino(base, pino.destination({ dest: 1, sync: true }));
+}
+
+/**
+ * Whether a person reads the output: stdout is a terminal, or SWITCHBOARD_TTY=1 says so (`npm start` pipes each
+ * service's output to prefix it, and sets it when its own stdout is a terminal).
+ */
+function readByPerson(): boolean {
+  return process.stdout.isTTY === true || process.env.SWITCHBOARD_TTY === "1";
 }

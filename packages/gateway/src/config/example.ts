@@ -42,6 +42,9 @@ latency = 20
 level = "info"                   # trace | debug | info | warn | error | fatal | silent
 # format = "json"                # json | pretty (default: pretty on a terminal, json otherwise)
 
+# Under npm start this backend is a SIMULATOR unless a real Ollama already listens on 11434: the testkit's fake
+# Ollama, with canned answers ("echo: <your message>") and the models the docs use (llama3.2:3b, llama3.1:8b,
+# nomic-embed-text). Its log lines are prefixed [ollama-simulator].
 [[backends]]
 name = "local-ollama"            # unique; the identity shown in X-Gateway-Backend, stats and logs
 url = "http://127.0.0.1:11434"   # base URL without /v1

@@ -1,6 +1,6 @@
 /**
  * Public types of the fake LLM servers (an OpenAI-compatible server and an Ollama server) used by the gateway's tests,
- * its benchmark and the demo.
+ * its benchmark and the Ollama simulator `npm start` runs.
  */
 
 /**

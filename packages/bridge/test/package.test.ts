@@ -1,0 +1,69 @@
+// The bridge as a user gets it: `npm pack`, installed into an empty folder, its bin run from there (compiled
+// JavaScript, production dependencies only).
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { runToExit, startProcess } from "@switchboard/testkit";
+import { type InstalledPackage, installPacked } from "@switchboard/testkit/pack-install";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const { version } = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
+const DEV_ONLY = ["tsx", "esbuild", "typescript", "@switchboard/testkit", "fast-check"];
+
+describe("the packed bridge package", () => {
+  let pkg: InstalledPackage;
+  before(async () => {
+    pkg = await installPacked(PACKAGE_DIR);
+  });
+  after(() => pkg?.remove());
+
+  it("ships the bin and the compiled output only: no TypeScript, no tests", () => {
+    assert.ok(pkg.files.includes("bin/switchboard-bridge.mjs"));
+    assert.ok(pkg.files.includes("dist/cli.js"));
+    const unexpected = pkg.files.filter(
+      (file) => !(file === "package.json" || file.startsWith("bin/") || file.startsWith("dist/")),
+    );
+    assert.deepEqual(unexpected, []);
+    assert.deepEqual(
+      pkg.files.filter((file) => file.endsWith(".ts") || /\.test\./.test(file)),
+      [],
+    );
+  });
+
+  it("installs no development tool", () => {
+    assert.deepEqual(
+      pkg.installed.filter((name) => DEV_ONLY.includes(name)),
+      [],
+    );
+  });
+
+  it("-version runs from the installed folder", async () => {
+    const run = await runToExit({ command: pkg.bin("switchboard-bridge"), args: ["-version"], cwd: pkg.dir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`^switchboard-bridge version ${version.replaceAll(".", "\\.")} `));
+  });
+
+  it("serves its API from the installed folder, and stops on SIGTERM with exit 0", async (t) => {
+    writeFileSync(
+      join(pkg.dir, "matterbridge.toml"),
+      '[api.a]\nBindAddress = "127.0.0.1:0"\n[[gateway]]\nname = "g"\nenable = true\n' +
+        '[[gateway.inout]]\naccount = "api.a"\nchannel = "api"\n',
+    );
+    const bridge = await startProcess(
+      {
+        command: pkg.bin("switchboard-bridge"),
+        cwd: pkg.dir,
+        ready: { line: "bridge started" },
+        name: "installed bridge",
+        timeoutMs: 20_000,
+      },
+      t,
+    );
+    const url = /api\.a listening on (http:\/\/[\d.]+:\d+)/.exec(bridge.output)?.[1];
+    assert.equal((await fetch(`${url}/api/health`)).status, 200);
+    const exit = await bridge.stop(10_000);
+    assert.equal(exit.code, 0, bridge.output);
+  });
+});

@@ -1,0 +1,73 @@
+// The gateway as a user gets it: `npm pack`, installed into an empty folder, its bin run from there (compiled
+// JavaScript, production dependencies only).
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { runToExit, startProcess } from "@switchboard/testkit";
+import { type InstalledPackage, installPacked } from "@switchboard/testkit/pack-install";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const { version } = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
+const DEV_ONLY = ["tsx", "esbuild", "typescript", "@switchboard/testkit", "openai", "fast-check"];
+
+describe("the packed gateway package", () => {
+  let pkg: InstalledPackage;
+  before(async () => {
+    pkg = await installPacked(PACKAGE_DIR);
+  });
+  after(() => pkg?.remove());
+
+  it("ships the bin and the compiled output only: no TypeScript, no tests", () => {
+    assert.ok(pkg.files.includes("bin/switchboard-gateway.mjs"));
+    assert.ok(pkg.files.includes("dist/cli.js"));
+    const unexpected = pkg.files.filter(
+      (file) => !(file === "package.json" || file.startsWith("bin/") || file.startsWith("dist/")),
+    );
+    assert.deepEqual(unexpected, []);
+    assert.deepEqual(
+      pkg.files.filter((file) => file.endsWith(".ts") || /\.test\./.test(file)),
+      [],
+    );
+  });
+
+  it("installs no development tool", () => {
+    assert.deepEqual(
+      pkg.installed.filter((name) => DEV_ONLY.includes(name)),
+      [],
+    );
+  });
+
+  it("--version runs from the installed folder", async () => {
+    const run = await runToExit({ command: pkg.bin("switchboard-gateway"), args: ["--version"], cwd: pkg.dir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trim(), version);
+  });
+
+  it("serves from the installed folder (/health), and stops on SIGTERM with exit 0", async (t) => {
+    const config = join(pkg.dir, "gateway.toml");
+    writeFileSync(
+      config,
+      '[server]\nport = 0\n[[backends]]\nname = "nowhere"\nurl = "http://127.0.0.1:9"\ntype = "ollama"\n',
+    );
+    const gateway = await startProcess(
+      {
+        command: pkg.bin("switchboard-gateway"),
+        args: ["serve", "-c", config],
+        cwd: pkg.dir,
+        ready: { line: "listening on" },
+        name: "installed gateway",
+        timeoutMs: 20_000,
+      },
+      t,
+    );
+    const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(gateway.output)?.[1];
+    // Its one backend is down, so it answers, unhealthy.
+    const health = await fetch(`${url}/health`);
+    assert.equal(health.status, 503);
+    assert.equal(((await health.json()) as { version: string }).version, version);
+    const exit = await gateway.stop(10_000);
+    assert.equal(exit.code, 0, gateway.output);
+  });
+});

@@ -1,0 +1,81 @@
+// Packs a workspace package with `npm pack` and installs the tarball into an empty folder, as a user would, so that a
+// test can run its bin there: this proves the package ships its compiled output and declares every dependency it
+// needs at run time, and that nothing dev-only (tsx, the testkit) is needed to run it.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runToExit } from "./run-to-exit.ts";
+
+export interface InstalledPackage {
+  /** The folder the tarball was installed into (its node_modules holds the package and its dependencies). */
+  readonly dir: string;
+  /** The paths inside the tarball, e.g. "dist/cli.js". */
+  readonly files: string[];
+  /** The name of every package installed, at any depth. */
+  readonly installed: string[];
+  /** The path of one of the package's bins, as npm linked it. */
+  bin(name: string): string;
+  /** Removes the folder. */
+  remove(): void;
+}
+
+// The npm that runs `npm test` exports its own settings (local prefix, the running package...) to its children; they
+// would point these npm commands back at the repository.
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("npm_") && key !== "npm_config_cache" && key !== "npm_config_registry") continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+async function npm(args: string[], cwd: string, timeoutMs: number): Promise<string> {
+  const run = await runToExit({ command: "npm", args, cwd, env: cleanEnv(), timeoutMs });
+  if (run.code !== 0) {
+    const why = run.timedOut ? `timed out after ${timeoutMs} ms` : `exit ${run.code ?? run.signal}`;
+    throw new Error(`npm ${args.join(" ")} failed (${why})\n${run.stderr}\n${run.stdout}`);
+  }
+  return run.stdout;
+}
+
+/**
+ * `npm pack` in `packageDir` (its prepack script builds when needed), then `npm install` of the tarball into an
+ * empty folder. Dependencies come from npm's cache when it has them (`--prefer-offline`), from the registry otherwise.
+ */
+export async function installPacked(
+  packageDir: string,
+  options: { timeoutMs?: number } = {},
+): Promise<InstalledPackage> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const dir = mkdtempSync(join(tmpdir(), "pack-install-"));
+  try {
+    const packed = await npm(["pack", "--json", "--pack-destination", dir], packageDir, timeoutMs);
+    const [report] = JSON.parse(packed.slice(packed.search(/^\[/m))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    if (!report) throw new Error(`npm pack reported nothing:\n${packed}`);
+    writeFileSync(join(dir, "package.json"), `${JSON.stringify({ private: true })}\n`);
+    const install = ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", "--prefix", dir];
+    await npm([...install, join(dir, report.filename)], dir, timeoutMs);
+    const tree = await npm(["ls", "--json", "--all", "--prefix", dir], dir, timeoutMs);
+    return {
+      dir,
+      files: report.files.map((file) => file.path),
+      installed: [...new Set(allNames(JSON.parse(tree)))].sort(),
+      bin: (name) => join(dir, "node_modules", ".bin", name),
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function allNames(tree: { dependencies?: Record<string, unknown> }): string[] {
+  return Object.entries(tree.dependencies ?? {}).flatMap(([name, sub]) => [
+    name,
+    ...allNames(sub as { dependencies?: Record<string, unknown> }),
+  ]);
+}
