@@ -107,6 +107,9 @@ function applyOverrides(input: Record<string, unknown>, source: string, env: Nod
   if (format !== undefined) section(input, "logging")["format"] = format.toLowerCase();
 }
 
+/** An environment variable name as shells write them. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
@@ -129,6 +132,12 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
     }
     let apiKey: string | undefined;
     if (backend.api_key_env !== undefined) {
+      if (!ENV_NAME.test(backend.api_key_env)) {
+        // Most likely the key itself was pasted here: say so without printing it.
+        throw new ConfigError(
+          `${where}.api_key_env: must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), not hold the key; the value is not shown`,
+        );
+      }
       apiKey = nonEmpty(env[backend.api_key_env]);
       if (apiKey === undefined) {
         throw new ConfigError(`${where}.api_key_env: environment variable ${backend.api_key_env} is not set`);
