@@ -110,7 +110,8 @@ describe("names that Object.prototype already has", () => {
     for (const key of KEYS) {
       const response = await postJson(`${named}/v1/chat/completions`, chat(key));
       assert.equal(response.status, 200, `model ${key}: ${response.text}`);
-      assert.equal(upstream.requests.at(-1)?.body && (upstream.requests.at(-1)?.body as { model: string }).model, "m");
+      const sent = upstream.requests.at(-1)?.body as { model?: string } | undefined;
+      assert.equal(sent?.model, "m", "the alias target goes upstream");
       assert.ok(KEYS.includes(String(response.headers["x-gateway-backend"])), `backend ${key}`);
       const embeddings = await postJson(`${named}/v1/embeddings`, { model: key, input: "x" });
       assertDesigned(embeddings, `embeddings ${key}`);
