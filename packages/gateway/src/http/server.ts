@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import Fastify, { type FastifyInstance } from "fastify";
 import type { GatewayContext, JsonBody } from "./context.ts";
 import { ApiError, fromFrameworkError, invalidRequest } from "./errors.ts";
+import { answerClientError, answerConnect, answerFrameworkError } from "./framework-errors.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
@@ -20,6 +21,9 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     logger: false,
     bodyLimit: settings.body_limit_bytes,
     return503OnClosing: true,
+    // What Node or fastify refuse before a route runs is answered in the envelope too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     forceCloseConnections: "idle",
     genReqId: (request: IncomingMessage) => {
       const given = request.headers["x-request-id"];
@@ -35,6 +39,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
         },
         handler as (req: IncomingMessage, res: ServerResponse) => void,
       );
+      server.on("connect", (_request, socket) => answerConnect(socket));
       return server;
     },
   });
