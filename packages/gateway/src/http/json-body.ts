@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { JsonBody } from "./context.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
 import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
+import type { JsonParseWorker } from "./parse-worker.ts";
 
 function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
   switch (problem) {
@@ -28,6 +29,10 @@ function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
   }
 }
 
+/** Bodies at least this large with at most OFFLOAD_MAX_VALUES values are parsed on the worker thread. */
+export const OFFLOAD_MIN_BYTES = 512 * 1024;
+export const OFFLOAD_MAX_VALUES = 10_000;
+
 /**
  * Reads a JSON request body: at most `limit` bytes, its shape bounded while it arrives (see JsonShapeScanner), then
  * parsed once. A body refused early is not read further here; the error handler drains what is left (bounded), so
@@ -36,6 +41,7 @@ function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
 export function readJsonBody(
   request: IncomingMessage,
   limit: number,
+  worker: JsonParseWorker,
   limits: ShapeLimits = SHAPE_LIMITS,
 ): Promise<JsonBody> {
   return new Promise((resolve, reject) => {
@@ -69,11 +75,19 @@ export function readJsonBody(
         return;
       }
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      const invalid = (error: unknown) => {
+        const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
+        reject(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"));
+      };
+      // Large and made of few values (long texts): parsed off the event loop, where most of its time would go.
+      if (length >= OFFLOAD_MIN_BYTES && scanner.values <= OFFLOAD_MAX_VALUES) {
+        worker.parse(raw).then((value) => resolve({ raw, value }), invalid);
+        return;
+      }
       try {
         resolve({ raw, value: JSON.parse(raw.toString("utf8")) });
       } catch (error) {
-        const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
-        reject(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"));
+        invalid(error);
       }
     };
     request.on("data", onData);

@@ -43,6 +43,11 @@ export class JsonShapeScanner {
     this.#members = new Int32Array(limits.maxDepth + 1);
   }
 
+  /** Values seen so far (containers and commas). */
+  get values(): number {
+    return this.#values;
+  }
+
   /** Scans the next chunk; returns the first limit exceeded, if any (scanning should then stop). */
   push(chunk: Buffer): ShapeProblem | undefined {
     const end = chunk.length;

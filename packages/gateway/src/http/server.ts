@@ -6,6 +6,7 @@ import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { ApiError, fromFrameworkError } from "./errors.ts";
 import { answerClientError, answerConnect, answerFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
+import { JsonParseWorker } from "./parse-worker.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
@@ -47,9 +48,11 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     },
   });
 
+  const parseWorker = new JsonParseWorker();
+  app.addHook("onClose", () => parseWorker.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", (_request, payload, done) => {
-    readJsonBody(payload, settings.body_limit_bytes).then(
+    readJsonBody(payload, settings.body_limit_bytes, parseWorker).then(
       (body: JsonBody) => done(null, body),
       (error: Error) => done(error, undefined),
     );
