@@ -37,15 +37,16 @@ export function nested(
   return prefix + open.repeat(depth) + inner + close.repeat(depth) + suffix;
 }
 
-/** Objects with `count` distinct keys, as text: {"k0":0,"k1":0,...}. */
+/** An object with as many distinct keys as fit in `budget` bytes: {"k0":0,"k1":0,...}. */
 export function wideObject(budget: number): string {
   const parts: string[] = [];
   let size = 2;
   for (let i = 0; ; i++) {
     const part = `"k${i}":0`;
-    if (size + part.length + 1 > budget) break;
+    const added = part.length + (parts.length > 0 ? 1 : 0);
+    if (size + added > budget) break;
     parts.push(part);
-    size += part.length + 1;
+    size += added;
   }
   return `{${parts.join(",")}}`;
 }
