@@ -64,7 +64,10 @@ export class ChatDispatcher {
       attempt.call = state.backend.chat(body, job.requestId, attempt);
       const result = await attempt.done;
       state.pending--;
-      state.recordRequest(performance.now() - started, result.kind === "answered" && result.ok);
+      state.recordRequest(
+        performance.now() - started,
+        result.kind === "gone" ? "client_abort" : result.kind === "answered" && result.ok ? "ok" : "error",
+      );
       if (result.kind === "gone") return;
       if (result.kind === "answered") {
         if (result.brokenStream) this.registry.failed(state, result.brokenStream);

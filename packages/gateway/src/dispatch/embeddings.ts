@@ -93,7 +93,10 @@ export class EmbeddingsDispatcher {
         });
       } finally {
         state.pending--;
-        state.recordRequest(performance.now() - started, ok);
+        state.recordRequest(
+          performance.now() - started,
+          ok ? "ok" : controller.signal.aborted ? "client_abort" : "error",
+        );
         const last = failures[failures.length - 1];
         if (!ok && last?.backend === state.name) {
           this.logger.warn(
