@@ -9,10 +9,15 @@ const target = new URL(url);
 const pool = new Pool(target.origin, { connections: 1 });
 const latencies: number[] = [];
 let failures = 0;
-let running = true;
+let running = false;
 
+// Loading this worker (tsx compiles it) takes a while: the phase starts only once every worker said it is ready.
 parentPort?.on("message", (message: string) => {
-  if (message === "stop") running = false;
+  running = message === "start";
+});
+await new Promise<void>((resolve) => {
+  parentPort?.once("message", () => resolve());
+  parentPort?.postMessage("ready");
 });
 
 while (running) {

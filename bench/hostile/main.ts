@@ -108,11 +108,20 @@ function startClient(url: string, body: Buffer | undefined, intervalMs: number) 
   const tsx = import.meta.resolve("tsx/esm/api");
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(script)}); })`;
   const worker = new Worker(bootstrap, { eval: true, workerData: { url, body: body?.toString(), intervalMs } });
-  const result = new Promise<{ latencies: number[]; failures: number }>((resolvePromise, reject) => {
-    worker.once("message", resolvePromise);
+  const ready = new Promise<void>((resolvePromise, reject) => {
+    worker.once("message", () => resolvePromise());
     worker.once("error", reject);
   });
+  const result = ready.then(
+    () =>
+      new Promise<{ latencies: number[]; failures: number }>((resolvePromise, reject) => {
+        worker.once("message", resolvePromise);
+        worker.once("error", reject);
+      }),
+  );
   return {
+    ready,
+    start: () => worker.postMessage("start"),
     async stop() {
       worker.postMessage("stop");
       const outcome = await result;
@@ -133,6 +142,9 @@ async function runPhase(
   const hostilePool = new Pool(origin, { connections: concurrency });
   const probe = startClient(`${origin}${normal.health}`, undefined, PROBE_INTERVAL_MS);
   const normalTraffic = startClient(`${origin}${normal.path}`, normal.body, 0);
+  await Promise.all([probe.ready, normalTraffic.ready]);
+  probe.start();
+  normalTraffic.start();
   const deadline = performance.now() + durationMs;
   const result: PhaseResult = {
     service,
