@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { checkAliases } from "./aliases.ts";
 import { ConfigError } from "./config-error.ts";
@@ -14,6 +14,9 @@ import {
 } from "./schema.ts";
 import type { BackendSettings, GatewayConfig } from "./types.ts";
 
+/** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
+export const DEFAULT_FILE = "gateway.toml";
+
 export interface LoadOptions {
   /** Path given on the command line (-c); wins over NEXUS_CONFIG. */
   path?: string | undefined;
@@ -26,7 +29,8 @@ export interface LoadOptions {
 /** Loads, validates and overlays the configuration: CLI flags > environment > file > defaults. Throws ConfigError. */
 export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const env = options.env ?? process.env;
-  const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]);
+  // Like the bridge with ./matterbridge.toml: a gateway.toml in the working directory is used when none is named.
+  const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]) ?? (existsSync(DEFAULT_FILE) ? DEFAULT_FILE : undefined);
   let input: Record<string, unknown>;
   let source: string;
   if (path === undefined) {

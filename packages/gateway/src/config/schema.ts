@@ -69,6 +69,7 @@ const server = z.strictObject({
     .min(1024)
     .default(10 * 1024 * 1024),
   client_timeout_seconds: positiveSeconds.default(30),
+  shutdown_grace_seconds: z.number().min(0).max(3600).default(10),
 });
 
 const healthCheck = z.strictObject({
