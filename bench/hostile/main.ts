@@ -34,6 +34,11 @@ const services = new Set(values.services.split(",") as Service[]);
 const wantedCases = values.cases?.split(",");
 
 const running: ManagedProcess[] = [];
+
+interface RunningService {
+  url: string;
+  process: ManagedProcess;
+}
 const dir = mkdtempSync(join(tmpdir(), "bench-hostile-"));
 const log = (line: string) => console.log(`[bench] ${line}`);
 
@@ -66,7 +71,21 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-async function startGateway(): Promise<{ url: string; pid: number }> {
+/** Node flags that load the event-loop monitor into a service. */
+const MONITOR = ["--import", "tsx", "--import", new URL("./loop-monitor.ts", import.meta.url).href];
+
+/** The service's longest event-loop delay since the last call (see loop-monitor.ts). */
+async function loopDelay(child: ManagedProcess): Promise<number | undefined> {
+  const reports = child.output.match(/loop-delay-max-ms=/g)?.length ?? 0;
+  process.kill(child.pid, "SIGUSR2");
+  const line = await child
+    .waitForLine(new RegExp(`^loop-delay-max-ms=[\\d.]+ #${reports}$`), 10_000)
+    .catch(() => undefined);
+  const value = line?.match(/loop-delay-max-ms=([\d.]+)/)?.[1];
+  return value === undefined ? undefined : Number(value);
+}
+
+async function startGateway(): Promise<RunningService> {
   const upstream = await start(
     "upstream",
     ["--import", "tsx", join(root, "bench/gateway/upstream.ts"), "0"],
@@ -79,13 +98,13 @@ async function startGateway(): Promise<{ url: string; pid: number }> {
   );
   const gateway = await start(
     "gateway",
-    [join(root, "packages/gateway/bin/switchboard-gateway.mjs"), "serve", "-c", config, "-l", "info"],
+    [...MONITOR, join(root, "packages/gateway/bin/switchboard-gateway.mjs"), "serve", "-c", config, "-l", "info"],
     "listening on",
   );
-  return { url: urlAfter(gateway, "listening on"), pid: gateway.pid };
+  return { url: urlAfter(gateway, "listening on"), process: gateway };
 }
 
-async function startBridge(): Promise<{ url: string; pid: number }> {
+async function startBridge(): Promise<RunningService> {
   const config = join(dir, "bridge.toml");
   writeFileSync(
     config,
@@ -95,10 +114,10 @@ async function startBridge(): Promise<{ url: string; pid: number }> {
   );
   const bridge = await start(
     "bridge",
-    [join(root, "packages/bridge/bin/switchboard-bridge.mjs"), "-conf", config],
+    [...MONITOR, join(root, "packages/bridge/bin/switchboard-bridge.mjs"), "-conf", config],
     "bridge started",
   );
-  return { url: urlAfter(bridge, "api.in listening on"), pid: bridge.pid };
+  return { url: urlAfter(bridge, "api.in listening on"), process: bridge };
 }
 
 /** A client loop on its own thread (see client-worker.ts). */
@@ -134,7 +153,7 @@ function startClient(url: string, body: Buffer | undefined, intervalMs: number) 
 async function runPhase(
   service: Service,
   base: string,
-  pid: number,
+  child: ManagedProcess,
   hostile: HostileCase | undefined,
 ): Promise<PhaseResult> {
   const normal = NORMAL[service];
@@ -143,6 +162,7 @@ async function runPhase(
   const probe = startClient(`${origin}${normal.health}`, undefined, PROBE_INTERVAL_MS);
   const normalTraffic = startClient(`${origin}${normal.path}`, normal.body, 0);
   await Promise.all([probe.ready, normalTraffic.ready]);
+  await loopDelay(child); // starts the service's own measurement over
   probe.start();
   normalTraffic.start();
   const deadline = performance.now() + durationMs;
@@ -155,6 +175,7 @@ async function runPhase(
     hostileSent: 0,
     hostileStatuses: new Map(),
     rssMb: undefined,
+    loopDelayMs: undefined,
   };
   const headers = { "content-type": "application/json" };
   const hostileLoop = async (attack: HostileCase) => {
@@ -184,25 +205,26 @@ async function runPhase(
   const normalOutcome = await normalTraffic.stop();
   result.normal = normalOutcome.latencies;
   result.normalErrors = normalOutcome.failures;
-  result.rssMb = rssMb(pid);
+  result.loopDelayMs = await loopDelay(child);
+  result.rssMb = rssMb(child.pid);
   await hostilePool.close();
   return result;
 }
 
 async function main(): Promise<void> {
   const results: PhaseResult[] = [];
-  const plans: [Service, () => Promise<{ url: string; pid: number }>, HostileCase[]][] = [
+  const plans: [Service, () => Promise<RunningService>, HostileCase[]][] = [
     ["gateway", startGateway, gatewayCases()],
     ["bridge", startBridge, bridgeCases()],
   ];
   for (const [service, startService, cases] of plans) {
     if (!services.has(service)) continue;
-    const { url, pid } = await startService();
-    log(`${service} at ${url} (pid ${pid})`);
-    await runPhase(service, url, pid, undefined); // warm-up
+    const { url, process: child } = await startService();
+    log(`${service} at ${url} (pid ${child.pid})`);
+    await runPhase(service, url, child, undefined); // warm-up
     const chosen = cases.filter((c) => !wantedCases || wantedCases.some((w) => c.name.includes(w)));
     for (const hostile of [undefined, ...chosen]) {
-      const phase = await runPhase(service, url, pid, hostile);
+      const phase = await runPhase(service, url, child, hostile);
       results.push(phase);
       log(
         `${service} ${phase.name}: longest stall ${Math.max(...phase.probe).toFixed(1)} ms, ${phase.normal.length} normal requests` +
