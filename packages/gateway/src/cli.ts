@@ -14,11 +14,25 @@ async function guarded(action: () => Promise<void>): Promise<void> {
     await action();
   } catch (error) {
     if (error instanceof ConfigError || (error instanceof Error && error.name === "QueryError")) fail(error.message);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      fail(`cannot listen: ${(error as Error).message}`);
-    }
+    const listen = describeListenError(error);
+    if (listen) fail(listen);
     fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A failed listen as one line naming the setting that changes it. */
+function describeListenError(error: unknown): string | undefined {
+  const { code, address, port } = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  const where = `${address ?? "?"}:${port ?? "?"}`;
+  switch (code) {
+    case "EADDRINUSE":
+      return `cannot listen on ${where}: the port is already in use; choose another with --port (or NEXUS_PORT, or port in [server])`;
+    case "EACCES":
+      return `cannot listen on ${where}: permission denied; choose a port above 1023 with --port (or NEXUS_PORT, or port in [server])`;
+    case "EADDRNOTAVAIL":
+      return `cannot listen on ${where}: not an address of this machine; choose another with --host (or NEXUS_HOST, or host in [server])`;
+    default:
+      return undefined;
   }
 }
 
@@ -30,7 +44,10 @@ const program = new Command("switchboard-gateway")
 program
   .command("serve")
   .description("run the gateway")
-  .option("-c, --config <file>", "configuration file (TOML, nexus.toml-compatible; env NEXUS_CONFIG)")
+  .option(
+    "-c, --config <file>",
+    "configuration file (TOML, nexus.toml-compatible; env NEXUS_CONFIG; default ./gateway.toml when it exists)",
+  )
   .option("-H, --host <host>", "address to listen on (env NEXUS_HOST)")
   .option("-p, --port <port>", "port to listen on (env NEXUS_PORT)")
   .addOption(

@@ -4,6 +4,7 @@ import { createBackend } from "./backends/create.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import { ChatDispatcher } from "./dispatch/chat.ts";
 import { EmbeddingsDispatcher } from "./dispatch/embeddings.ts";
+import { ShutdownSignal } from "./dispatch/shutdown.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { buildServer } from "./http/server.ts";
@@ -17,7 +18,11 @@ export interface RunningGateway {
   app: FastifyInstance;
   registry: Registry;
   health: HealthChecker;
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests, lets those in flight finish for up to `server.shutdown_grace_seconds`, then cuts the
+   * rest (streams end with an error event and [DONE]). Resolves with the number of requests cut.
+   */
+  close(): Promise<{ cut: number }>;
 }
 
 /**
@@ -44,12 +49,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const router = new Router({ ...config.routing, policies: config.policies });
   const maxAttempts = config.routing.max_retries + 1;
   const health = new HealthChecker(registry, config.healthCheck);
+  const shutdown = new ShutdownSignal();
   const app = buildServer({
     config,
     registry,
     router,
-    chat: new ChatDispatcher(registry, maxAttempts, logger),
-    embeddings: new EmbeddingsDispatcher(registry, maxAttempts, logger),
+    chat: new ChatDispatcher(registry, maxAttempts, logger, shutdown),
+    embeddings: new EmbeddingsDispatcher(registry, maxAttempts, logger, shutdown),
     stats: new Stats(),
     logger,
     version: VERSION,
@@ -73,8 +79,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     health,
     async close() {
       await health.stop();
+      const grace = setTimeout(() => shutdown.cutNow(), config.server.shutdown_grace_seconds * 1000);
+      // Connections that turn idle while closing (their last response done) are closed too; Node only closes those
+      // idle when close() starts, and keep-alive would hold the others until their timeout.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
       await app.close();
+      clearTimeout(grace);
+      clearInterval(sweep);
       await registry.close();
+      return { cut: shutdown.cut };
     },
   };
 }

@@ -29,7 +29,9 @@ export async function startTestGateway(
   const text = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
   const config = parseConfigText(text, "test.toml", env);
   const gateway = await startGateway(config, pino({ level: "silent" }));
-  teardown.after(() => gateway.close());
+  teardown.after(async () => {
+    await gateway.close();
+  });
   return gateway;
 }
 

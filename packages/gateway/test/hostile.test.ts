@@ -97,7 +97,7 @@ describe("hostile input never crashes the process or hangs a connection", () => 
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          field: fc.constantFrom("model", "messages", "stream", "temperature", "max_tokens", "role", "content"),
+          field: fc.constantFrom("model", "messages", "stream", "temperature", "max_tokens", "stop", "role", "content"),
           value: anything,
         }),
         async ({ field, value }) => {
@@ -150,23 +150,39 @@ describe("hostile input never crashes the process or hangs a connection", () => 
     assert.equal(JSON.parse(response.text).error.code, "request_too_large");
   });
 
-  it("deeply nested and huge JSON within the limit: a designed status", async () => {
-    const depth = 20_000;
-    const deep = `{"model":"unknown-model","messages":[{"role":"user","content":"x"}],"tools":${"[".repeat(depth)}${"]".repeat(depth)}}`;
-    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deep }), [400, 404]);
-    // Forwarding under an alias re-serialises the body: too deep to serialise is a 400, not a hung request.
-    const aliased = deep.replace('"unknown-model"', '"alias-m"');
-    const rejected = await http(`${url}/v1/chat/completions`, { method: "POST", body: aliased });
-    assertEnvelope(rejected, 400);
-    assert.match(JSON.parse(rejected.text).error.message, /nested too deeply/);
-    const deepEmbeddings = `{"model":"alias-m","input":"x","user":${"[".repeat(depth)}${"]".repeat(depth)}}`;
-    assertEnvelope(await http(`${url}/v1/embeddings`, { method: "POST", body: deepEmbeddings }), [400, 503]);
-    const deepContent = `{"model":"m","messages":[{"role":"user","content":${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
-    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: deepContent }), 400);
-    const wide = JSON.stringify(
+  it("deeply nested and huge JSON within the limit: 400 naming the limit, before it is parsed", async () => {
+    const nested = (depth: number) =>
+      `{"model":"alias-m","messages":[{"role":"user","content":"x"}],"tools":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const deep = await http(`${url}/v1/chat/completions`, { method: "POST", body: nested(20_000) });
+    assertEnvelope(deep, 400);
+    assert.equal(deep.json().error.code, "json_too_deep");
+    assert.match(deep.json().error.message, /more than 128 levels deep/);
+    const deepObjects = `{"model":"m","input":"x","user":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`;
+    assert.equal(
+      (await http(`${url}/v1/embeddings`, { method: "POST", body: deepObjects })).json().error.code,
+      "json_too_deep",
+    );
+    // Nesting within the limit is forwarded, re-serialised under an alias.
+    const within = await http(`${url}/v1/chat/completions`, { method: "POST", body: nested(120) });
+    assert.equal(within.status, 200, within.text);
+    const wide = `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":{${Array.from({ length: 2000 }, (_, i) => `"k${i}":1`).join(",")}}}`;
+    const tooWide = await http(`${url}/v1/chat/completions`, { method: "POST", body: wide });
+    assert.equal(tooWide.json().error.code, "json_too_many_keys", tooWide.text);
+    assert.match(tooWide.json().error.message, /more than 1000 keys/);
+    const stops = await postJson(
+      `${url}/v1/chat/completions`,
+      hello("m", { stop: Array.from({ length: 5000 }, () => "x") }),
+    );
+    assertEnvelope(stops, 400);
+    assert.equal(stops.json().error.param, "stop");
+    assert.equal(
+      (await postJson(`${url}/v1/chat/completions`, hello("m", { stop: ["a", "b", "c", "d"] }))).status,
+      200,
+    );
+    const wrongItems = JSON.stringify(
       hello("m", { messages: Array.from({ length: 1500 }, () => ({ role: "user", content: 1 })) }),
     );
-    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: wide }), 400);
+    assertEnvelope(await http(`${url}/v1/chat/completions`, { method: "POST", body: wrongItems }), 400);
   });
 
   it("unknown routes and methods: 404 in the envelope", async () => {

@@ -35,6 +35,8 @@ export class ManagedProcess {
   #output = "";
   #lineWaiters = new Set<{ pattern: RegExp | string; resolve: (line: string) => void }>();
   #exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The output line that made it ready, when readiness was a line. */
+  readyLine: string | undefined;
 
   constructor(
     readonly child: ChildProcess,
@@ -67,6 +69,14 @@ export class ManagedProcess {
 
   get pid(): number {
     return this.child.pid ?? -1;
+  }
+
+  /**
+   * The first http(s)://host:port in the ready line: a child told to listen on port 0 reports the port it got there,
+   * so tests never race each other for a port picked in advance.
+   */
+  get listeningUrl(): string | undefined {
+    return this.readyLine?.match(/https?:\/\/(?:\[[^\]]+\]|[\w.-]+):\d+/)?.[0];
   }
 
   /** Everything the process wrote to stdout and stderr so far. */
@@ -161,7 +171,7 @@ export async function startProcess(options: StartOptions, teardown?: Teardown): 
       });
       await Promise.race([waitForPort(ready.port, { host: ready.host, timeoutMs }), exitedEarly]);
     } else if (ready) {
-      await managed.waitForLine(ready.line, timeoutMs);
+      managed.readyLine = await managed.waitForLine(ready.line, timeoutMs);
     }
   } catch (error) {
     await managed.stop(1_000);

@@ -25,23 +25,24 @@ export function modelFromListEntry(entry: unknown): ModelInfo | undefined {
   return { id, contextLength, capabilities, created: positiveInt(record["created"]) };
 }
 
-const CAPABILITY_NAMES: Record<string, Capability> = {
-  completion: "completion",
-  chat: "completion",
-  vision: "vision",
-  tools: "tools",
-  json: "json",
-  json_mode: "json",
-  embedding: "embeddings",
-  embeddings: "embeddings",
-};
+// A Map: the names come from backends, and "constructor" must not find Object's.
+const CAPABILITY_NAMES: ReadonlyMap<string, Capability> = new Map([
+  ["completion", "completion"],
+  ["chat", "completion"],
+  ["vision", "vision"],
+  ["tools", "tools"],
+  ["json", "json"],
+  ["json_mode", "json"],
+  ["embedding", "embeddings"],
+  ["embeddings", "embeddings"],
+]);
 
 /** A capability list in any of the spellings servers use (array of names, or an object of booleans). */
 export function capabilitySet(value: unknown): ReadonlySet<Capability> | undefined {
   if (Array.isArray(value)) {
     const set = new Set<Capability>();
     for (const item of value) {
-      const name = typeof item === "string" ? CAPABILITY_NAMES[item.toLowerCase()] : undefined;
+      const name = typeof item === "string" ? CAPABILITY_NAMES.get(item.toLowerCase()) : undefined;
       if (name) set.add(name);
     }
     return set;
@@ -49,7 +50,7 @@ export function capabilitySet(value: unknown): ReadonlySet<Capability> | undefin
   if (value && typeof value === "object") {
     const set = new Set<Capability>();
     for (const [key, enabled] of Object.entries(value as Record<string, unknown>)) {
-      const name = CAPABILITY_NAMES[key.toLowerCase()];
+      const name = CAPABILITY_NAMES.get(key.toLowerCase());
       if (name && enabled === true) set.add(name);
     }
     return set;

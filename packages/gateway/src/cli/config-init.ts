@@ -9,5 +9,6 @@ export function configInitCommand(output: string, force: boolean): string {
   }
   if (existsSync(output) && !force) throw new Error(`${output} already exists; use --force to overwrite it`);
   writeFileSync(output, EXAMPLE_CONFIG);
-  return `wrote ${output}`;
+  const next = output === "gateway.toml" ? "switchboard-gateway serve" : `switchboard-gateway serve -c ${output}`;
+  return `wrote ${output}; edit its [[backends]], then start the gateway with:\n  ${next}`;
 }

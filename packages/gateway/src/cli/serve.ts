@@ -9,10 +9,13 @@ export interface ServeOptions {
   logLevel?: string;
 }
 
-/** Grace period for in-flight requests on SIGTERM/SIGINT before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 3_000;
+/** How long after the grace period a shutdown may still take (closing backend pools) before the process exits anyway. */
+const EXIT_MARGIN_MS = 5_000;
 
-/** `serve`: load the config, start, print where it listens, stop cleanly on SIGTERM/SIGINT (exit 0). */
+/**
+ * `serve`: load the config, start, print where it listens. On SIGTERM/SIGINT, in-flight requests get
+ * server.shutdown_grace_seconds; the exit code is 0 when all finished, 1 when some had to be cut.
+ */
 export async function serveCommand(options: ServeOptions): Promise<void> {
   const config = loadConfig({
     path: options.config,
@@ -23,19 +26,27 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const logger = createLogger(config.logging);
   logger.info(`configuration: ${config.source} (${config.backends.length} backend(s))`);
   const gateway = await startGateway(config, logger);
-  logger.info(`switchboard-gateway listening on ${gateway.url}`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info(`${signal}: shutting down`);
-    const timer = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+    const graceSeconds = config.server.shutdown_grace_seconds;
+    logger.info(`${signal}: shutting down (in-flight requests get ${graceSeconds} s)`);
+    const timer = setTimeout(() => process.exit(1), graceSeconds * 1000 + EXIT_MARGIN_MS);
     timer.unref();
     gateway.close().then(
-      () => process.exit(0),
-      () => process.exit(0),
+      ({ cut }) => {
+        if (cut > 0) logger.warn(`${cut} request(s) were cut off after the ${graceSeconds} s grace period`);
+        process.exit(cut > 0 ? 1 : 0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
     );
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  // Printed once the signals are handled: whoever waits for this line may stop the gateway right away.
+  logger.info(`switchboard-gateway listening on ${gateway.url}`);
 }

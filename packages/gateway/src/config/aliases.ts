@@ -5,12 +5,12 @@ export const MAX_ALIAS_HOPS = 3;
  * Checks every alias chain: a cycle or a chain longer than MAX_ALIAS_HOPS is a configuration error.
  * Returns the problem as a sentence, or undefined when the aliases are fine.
  */
-export function checkAliases(aliases: Readonly<Record<string, string>>): string | undefined {
-  for (const start of Object.keys(aliases)) {
+export function checkAliases(aliases: ReadonlyMap<string, string>): string | undefined {
+  for (const start of aliases.keys()) {
     const seen = [start];
     let current = start;
-    while (Object.hasOwn(aliases, current)) {
-      current = aliases[current]!;
+    for (let next = aliases.get(current); next !== undefined; next = aliases.get(current)) {
+      current = next;
       if (seen.includes(current)) return `alias cycle ${[...seen, current].join(" -> ")}`;
       seen.push(current);
       if (seen.length - 1 > MAX_ALIAS_HOPS) {

@@ -1,3 +1,4 @@
+import { TomlDate } from "smol-toml";
 import type { z } from "zod";
 import { closest } from "./suggest.ts";
 
@@ -44,18 +45,43 @@ export function allowedKeys(schema: unknown, path: Path): string[] {
   return node?.def.shape ? Object.keys(node.def.shape) : [];
 }
 
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
+/** What kind of TOML value this is, never the value itself (a misplaced key must not be echoed). */
+export function kindOf(value: unknown): string {
+  if (typeof value === "string") return "a string";
+  if (typeof value === "number") {
+    if (Number.isNaN(value)) return "nan (not a number)";
+    if (value === Number.POSITIVE_INFINITY) return "infinity";
+    if (value === Number.NEGATIVE_INFINITY) return "-infinity";
+    return Number.isInteger(value) ? "an integer" : "a number";
+  }
+  if (typeof value === "boolean") return "a boolean";
+  if (value instanceof TomlDate) return value.isTime() ? "a time" : value.isDate() ? "a date" : "a date-time";
+  if (value instanceof Date) return "a date-time";
   if (Array.isArray(value)) return "an array";
   if (value === null) return "null";
-  if (typeof value === "object") return "a table";
+  return "a table";
+}
+
+/** A number as TOML writes it (inf, nan), for range errors; other values by their kind. */
+function describeNumber(value: unknown): string {
+  if (typeof value !== "number" || !Number.isFinite(value)) return kindOf(value);
   return String(value);
+}
+
+/** A URL with any credentials and query (where keys live) masked. */
+export function maskUrl(text: string): string {
+  return text.replace(/\/\/[^/@\s]*@/, "//***@").replace(/\?.*$/, "?***");
 }
 
 function valueAt(input: unknown, path: Path): unknown {
   let value = input;
   for (const segment of path) {
     if (value === null || typeof value !== "object") return undefined;
+    if (value instanceof Map) {
+      value = value.get(segment);
+      continue;
+    }
+    if (!Object.hasOwn(value, segment)) return undefined;
     value = (value as Record<PropertyKey, unknown>)[segment];
   }
   return value;
@@ -69,6 +95,7 @@ const typeNames: Record<string, string> = {
   int: "an integer",
   boolean: "true or false",
   record: "a table",
+  map: "a table",
 };
 
 /** One zod issue as "key: what is wrong; what is allowed". */
@@ -88,18 +115,23 @@ export function formatIssue(issue: z.core.$ZodIssue, schema: unknown, input: unk
       const values = issue.values.map((v) => String(v));
       const guess = typeof got === "string" ? closest(got, values) : undefined;
       const hint = guess ? ` (did you mean "${guess}"?)` : "";
-      return `${where}: ${describe(got)} is not allowed${hint}; allowed: ${values.join(", ")}`;
+      // Enum values are short words (types, strategies), echoed so that the typo is visible.
+      const shown = typeof got === "string" && got.length <= 40 ? JSON.stringify(got) : kindOf(got);
+      return `${where}: ${shown} is not allowed${hint}; allowed: ${values.join(", ")}`;
     }
     case "invalid_type": {
       if (got === undefined) return `${where}: is required (${typeNames[issue.expected] ?? issue.expected})`;
-      return `${where}: expected ${typeNames[issue.expected] ?? issue.expected}, got ${describe(got)}`;
+      return `${where}: expected ${typeNames[issue.expected] ?? issue.expected}, got ${kindOf(got)}`;
     }
     case "too_small":
-      return `${where}: ${describe(got)} is too small; minimum ${String(issue.minimum)}${issue.origin === "string" ? " characters" : ""}`;
+      if (issue.origin === "string") return `${where}: must not be empty`;
+      return `${where}: ${describeNumber(got)} is too small; minimum ${String(issue.minimum)}`;
     case "too_big":
-      return `${where}: ${describe(got)} is too large; maximum ${String(issue.maximum)}`;
-    case "invalid_format":
-      return `${where}: ${describe(got)} is not a valid ${issue.format === "url" ? "http:// or https:// URL" : issue.format}`;
+      return `${where}: ${describeNumber(got)} is too large; maximum ${String(issue.maximum)}`;
+    case "invalid_format": {
+      const shown = typeof got === "string" ? JSON.stringify(maskUrl(got)) : kindOf(got);
+      return `${where}: ${shown} is not a valid ${issue.format === "url" ? "http:// or https:// URL" : issue.format}`;
+    }
     default:
       return `${where}: ${issue.message}`;
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { checkAliases } from "./aliases.ts";
 import { ConfigError } from "./config-error.ts";
@@ -14,6 +14,9 @@ import {
 } from "./schema.ts";
 import type { BackendSettings, GatewayConfig } from "./types.ts";
 
+/** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
+export const DEFAULT_FILE = "gateway.toml";
+
 export interface LoadOptions {
   /** Path given on the command line (-c); wins over NEXUS_CONFIG. */
   path?: string | undefined;
@@ -26,7 +29,8 @@ export interface LoadOptions {
 /** Loads, validates and overlays the configuration: CLI flags > environment > file > defaults. Throws ConfigError. */
 export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const env = options.env ?? process.env;
-  const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]);
+  // Like the bridge with ./matterbridge.toml: a gateway.toml in the working directory is used when none is named.
+  const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]) ?? (existsSync(DEFAULT_FILE) ? DEFAULT_FILE : undefined);
   let input: Record<string, unknown>;
   let source: string;
   if (path === undefined) {
@@ -107,6 +111,9 @@ function applyOverrides(input: Record<string, unknown>, source: string, env: Nod
   if (format !== undefined) section(input, "logging")["format"] = format.toLowerCase();
 }
 
+/** An environment variable name as shells write them. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
@@ -129,6 +136,12 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
     }
     let apiKey: string | undefined;
     if (backend.api_key_env !== undefined) {
+      if (!ENV_NAME.test(backend.api_key_env)) {
+        // Most likely the key itself was pasted here: say so without printing it.
+        throw new ConfigError(
+          `${where}.api_key_env: must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), not hold the key; the value is not shown`,
+        );
+      }
       apiKey = nonEmpty(env[backend.api_key_env]);
       if (apiKey === undefined) {
         throw new ConfigError(`${where}.api_key_env: environment variable ${backend.api_key_env} is not set`);

@@ -27,6 +27,16 @@ export const ZONES = ["restricted", "open"] as const;
 export type Zone = (typeof ZONES)[number];
 
 const lowerCase = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : value);
+
+/** A TOML table as a Map, so that names such as "__proto__" or "constructor" stay ordinary keys. */
+const tableToMap = (value: unknown) =>
+  value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)
+    ? new Map(Object.entries(value))
+    : value;
+
+/** A table whose keys are names (models, aliases): validated, then held in a Map, never in a plain object. */
+const nameTable = <V extends z.ZodType>(value: V) =>
+  z.preprocess(tableToMap, z.map(z.string().min(1), value)).default(() => new Map());
 const positiveSeconds = z.number().positive();
 const count = z.number().int().min(1);
 
@@ -59,6 +69,7 @@ const server = z.strictObject({
     .min(1024)
     .default(10 * 1024 * 1024),
   client_timeout_seconds: positiveSeconds.default(30),
+  shutdown_grace_seconds: z.number().min(0).max(3600).default(10),
 });
 
 const healthCheck = z.strictObject({
@@ -94,8 +105,8 @@ const routing = z.strictObject({
       latency: z.number().int().min(0).default(20),
     })
     .default({ priority: 50, load: 30, latency: 20 }),
-  aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
-  fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
+  aliases: nameTable(z.string().min(1)),
+  fallbacks: nameTable(z.array(z.string().min(1))),
   policies: z.array(policy).default([]),
   budget: budget.optional(),
 });

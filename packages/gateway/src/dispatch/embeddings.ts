@@ -4,13 +4,17 @@ import { UpstreamUnreachable } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
 import { ApiError } from "../http/errors.ts";
+import type { RequestFacts } from "../http/request-log.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 import { type AttemptFailure, describeFailure, isBackendFault, sendApiError, sendAttemptsFailed } from "./failure.ts";
 import { bodyWithModel } from "./rewrite-body.ts";
 import { routeHeaders } from "./route-headers.ts";
+import { ShutdownSignal, shuttingDown } from "./shutdown.ts";
 
 export interface EmbeddingsJob {
   requestId: string;
+  /** Filled in with the backend that answered, for the request's log line. */
+  facts?: RequestFacts;
   body: Record<string, unknown>;
   raw: Buffer;
   input: string | string[];
@@ -26,10 +30,21 @@ export class EmbeddingsDispatcher {
     private readonly registry: Registry,
     private readonly maxAttempts: number,
     private readonly logger: Logger,
+    private readonly shutdown: ShutdownSignal = new ShutdownSignal(),
   ) {}
 
-  async run(job: EmbeddingsJob, res: ServerResponse): Promise<void> {
+  run(job: EmbeddingsJob, res: ServerResponse): Promise<void> {
     const controller = new AbortController();
+    const cut = () => {
+      if (res.writableEnded || res.destroyed) return;
+      this.shutdown.countCut();
+      controller.abort();
+      if (!res.headersSent) sendApiError(res, shuttingDown(), job.requestId);
+    };
+    return this.shutdown.guard(() => this.#run(job, res, controller), cut);
+  }
+
+  async #run(job: EmbeddingsJob, res: ServerResponse, controller: AbortController): Promise<void> {
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
@@ -41,6 +56,7 @@ export class EmbeddingsDispatcher {
       const state = target.backend;
       const started = performance.now();
       state.pending++;
+      if (job.facts) job.facts.backend = state.name;
       let ok = false;
       try {
         let json: string | Buffer;
@@ -93,7 +109,10 @@ export class EmbeddingsDispatcher {
         });
       } finally {
         state.pending--;
-        state.recordRequest(performance.now() - started, ok);
+        state.recordRequest(
+          performance.now() - started,
+          ok ? "ok" : controller.signal.aborted ? "client_abort" : "error",
+        );
         const last = failures[failures.length - 1];
         if (!ok && last?.backend === state.name) {
           this.logger.warn(

@@ -62,7 +62,7 @@ export class SseNormaliser {
 }
 
 /** The event that ends a stream that broke after it began (then `data: [DONE]`). */
-export function streamErrorEvent(message: string): string {
-  const error = { error: { message, type: "server_error", param: null, code: "stream_interrupted" } };
+export function streamErrorEvent(message: string, code = "stream_interrupted"): string {
+  const error = { error: { message, type: "server_error", param: null, code } };
   return `data: ${JSON.stringify(error)}\n\ndata: [DONE]\n\n`;
 }

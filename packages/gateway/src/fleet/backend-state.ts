@@ -1,6 +1,8 @@
 import type { Backend, ModelInfo } from "../backends/types.ts";
 import type { BackendSettings } from "../config/types.ts";
 
+export type RequestOutcome = "ok" | "error" | "client_abort";
+
 export type HealthStatus = "unknown" | "healthy" | "unhealthy";
 
 export interface Transition {
@@ -31,6 +33,8 @@ export class BackendState {
   pending = 0;
   requests = 0;
   errors = 0;
+  /** Requests whose client went away before the answer was complete: neither a success nor the backend's fault. */
+  clientAborts = 0;
   totalLatencyMs = 0;
   #failures = 0;
   #successes = 0;
@@ -88,10 +92,11 @@ export class BackendState {
   }
 
   /** Records one finished request handled here (streaming and non-streaming alike). */
-  recordRequest(durationMs: number, ok: boolean): void {
+  recordRequest(durationMs: number, outcome: RequestOutcome): void {
     this.requests++;
     this.totalLatencyMs += durationMs;
-    if (!ok) this.errors++;
+    if (outcome === "error") this.errors++;
+    else if (outcome === "client_abort") this.clientAborts++;
   }
 
   get averageLatencyMs(): number {

@@ -32,11 +32,25 @@ export class ApiError extends Error {
 export const invalidRequest = (message: string, param: string | null = null, code: string | null = "invalid_value") =>
   new ApiError(400, message, "invalid_request_error", code, param);
 
+/** 413 naming the setting and its value. */
+export const bodyTooLarge = (limit: number) =>
+  new ApiError(
+    413,
+    `Request body is larger than the limit of ${limit} bytes (server.body_limit_bytes)`,
+    "invalid_request_error",
+    "request_too_large",
+  );
+
 /** Fastify's own errors (body limit, media type, bad JSON) in the envelope. */
 export function fromFrameworkError(error: { statusCode?: number; code?: string; message: string }): ApiError {
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new ApiError(413, "Request body is larger than the limit", "invalid_request_error", "request_too_large");
+      return new ApiError(
+        413,
+        "Request body is larger than the limit (server.body_limit_bytes)",
+        "invalid_request_error",
+        "request_too_large",
+      );
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new ApiError(

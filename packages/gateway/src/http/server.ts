@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { GatewayContext, JsonBody } from "./context.ts";
-import { ApiError, fromFrameworkError, invalidRequest } from "./errors.ts";
+import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
+import { ApiError, fromFrameworkError } from "./errors.ts";
+import { answerClientError, answerConnect, answerFrameworkError } from "./framework-errors.ts";
+import { readJsonBody } from "./json-body.ts";
+import { JsonParseWorker } from "./parse-worker.ts";
+import { logRequests } from "./request-log.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
@@ -18,8 +23,12 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     // No framework logger: fastify then creates no per-request child logger. The gateway logs through its own pino
     // instance, with request ids where they matter (dispatch warnings, debug lines).
     logger: false,
+    // The JSON reader enforces body_limit_bytes itself (and names it in the 413).
     bodyLimit: settings.body_limit_bytes,
     return503OnClosing: true,
+    // What Node or fastify refuse before a route runs is answered in the envelope too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     forceCloseConnections: "idle",
     genReqId: (request: IncomingMessage) => {
       const given = request.headers["x-request-id"];
@@ -35,23 +44,28 @@ export function buildServer(context: GatewayContext): FastifyInstance {
         },
         handler as (req: IncomingMessage, res: ServerResponse) => void,
       );
+      server.on("connect", (_request, socket) => answerConnect(socket));
       return server;
     },
   });
 
+  const parseWorker = new JsonParseWorker();
+  app.addHook("onClose", () => parseWorker.close());
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, raw, done) => {
-    const buffer = raw as Buffer;
-    try {
-      const body: JsonBody = { raw: buffer, value: JSON.parse(buffer.toString("utf8")) };
-      done(null, body);
-    } catch (error) {
-      const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
-      done(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"), undefined);
-    }
+  app.addContentTypeParser("application/json", (_request, payload, done) => {
+    readJsonBody(payload, settings.body_limit_bytes, parseWorker).then(
+      (body: JsonBody) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
   });
 
-  app.setErrorHandler((error, _request, reply) => {
+  app.setErrorHandler((error, request, reply) => {
+    // A body refused before it was read in full: the rest is drained (bounded) and the connection kept, so that a
+    // client still sending can read this answer. Fastify asks for "connection: close", which would reset it.
+    if (!request.raw.complete) {
+      drainRequest(request.raw, DRAIN_LIMIT_BYTES, clientTimeoutMs);
+      reply.removeHeader("connection");
+    }
     const apiError =
       error instanceof ApiError
         ? error
@@ -71,6 +85,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     );
   });
 
+  logRequests(app, context.logger);
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerInfoRoutes(app, context);

@@ -1,6 +1,9 @@
 import type { ApiError } from "./errors.ts";
 import { invalidRequest } from "./errors.ts";
 
+/** OpenAI accepts 4 stop sequences; backends match every one against every token, so a long list costs them. */
+export const MAX_STOP_SEQUENCES = 16;
+
 const ROLES = new Set(["system", "user", "assistant", "tool", "developer", "function"]);
 
 function typeName(value: unknown): string {
@@ -88,6 +91,19 @@ export function validateChat(body: unknown): ApiError | undefined {
   if (temperature !== undefined && temperature !== null) {
     if (typeof temperature !== "number" || !(temperature >= 0 && temperature <= 2)) {
       return invalidRequest("temperature must be a number between 0 and 2", "temperature", "invalid_value");
+    }
+  }
+  const stop = record["stop"];
+  if (stop !== undefined && stop !== null && typeof stop !== "string") {
+    if (!Array.isArray(stop) || stop.some((item) => typeof item !== "string")) {
+      return invalidRequest("stop must be a string or an array of strings", "stop", "invalid_type");
+    }
+    if (stop.length > MAX_STOP_SEQUENCES) {
+      return invalidRequest(
+        `stop has ${stop.length} sequences; the maximum is ${MAX_STOP_SEQUENCES}`,
+        "stop",
+        "invalid_value",
+      );
     }
   }
   const maxTokens = record["max_tokens"];

@@ -17,8 +17,8 @@ export interface FleetView<C extends Candidate> {
 export interface RouterOptions {
   strategy: Strategy;
   weights: Weights;
-  aliases: Readonly<Record<string, string>>;
-  fallbacks: Readonly<Record<string, readonly string[]>>;
+  aliases: ReadonlyMap<string, string>;
+  fallbacks: ReadonlyMap<string, readonly string[]>;
   policies: readonly PolicyConfig[];
   filters?: readonly Filter[];
   random?: () => number;
@@ -41,8 +41,10 @@ export class Router {
   /** Follows aliases for at most MAX_ALIAS_HOPS hops. */
   resolveAlias(model: string): string {
     let current = model;
-    for (let hop = 0; hop < MAX_ALIAS_HOPS && Object.hasOwn(this.#options.aliases, current); hop++) {
-      current = this.#options.aliases[current]!;
+    for (let hop = 0; hop < MAX_ALIAS_HOPS; hop++) {
+      const next = this.#options.aliases.get(current);
+      if (next === undefined) break;
+      current = next;
     }
     return current;
   }
@@ -52,7 +54,7 @@ export class Router {
     const rejections: Rejection[] = [];
     const primaryPolicy = this.#policies.match(resolved);
     const primary = this.#candidates(resolved, requirements, fleet, rejections);
-    const configured = this.#options.fallbacks[resolved];
+    const configured = this.#options.fallbacks.get(resolved);
     const chain = configured === undefined ? NO_FALLBACKS : configured.map((name) => this.resolveAlias(name));
     const targets: Target<C>[] = primary.map((backend) => ({ backend, model: resolved, fallback: false }));
     // Fallback models are tried when the primary has no candidate, and after every primary candidate failed.

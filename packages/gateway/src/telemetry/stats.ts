@@ -22,6 +22,7 @@ export function statsBody(stats: Stats, registry: Registry): Record<string, unkn
       status: state.status,
       requests: state.requests,
       errors: state.errors,
+      client_aborts: state.clientAborts,
       average_latency_ms: round(state.averageLatencyMs),
       pending: state.pending,
       probe_latency_ms: state.probeLatencyMs === undefined ? null : round(state.probeLatencyMs),

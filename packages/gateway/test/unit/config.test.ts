@@ -79,7 +79,7 @@ describe("configuration", () => {
     assert.equal(config.server.host, "0.0.0.0");
     assert.equal(config.server.port, 8000);
     assert.equal(config.routing.strategy, "smart");
-    assert.deepEqual(config.routing.aliases, { "gpt-4": "llama3:70b" });
+    assert.deepEqual(config.routing.aliases, new Map([["gpt-4", "llama3:70b"]]));
     assert.equal(config.backends.length, 2);
     assert.equal(config.backends[0]!.zone, "restricted");
     assert.equal(config.backends[0]!.kind, "local");
@@ -178,7 +178,7 @@ describe("configuration", () => {
     );
     assert.match(
       errorOf(() => parseConfigText('[server]\nport = "x"\n', "f.toml")),
-      /server\.port: expected a number, got "x"/,
+      /server\.port: expected a number, got a string/,
     );
     assert.match(
       errorOf(() => parseConfigText("[server]\nport = 70000\n", "f.toml")),

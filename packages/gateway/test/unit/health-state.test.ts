@@ -50,9 +50,10 @@ describe("backend health state", () => {
     state.probeSucceeded([], 100, thresholds);
     state.probeSucceeded([], 200, thresholds);
     assert.equal(state.probeLatencyMs, 120);
-    state.recordRequest(10, true);
-    state.recordRequest(30, false);
-    assert.deepEqual([state.requests, state.errors, state.averageLatencyMs], [2, 1, 20]);
+    state.recordRequest(10, "ok");
+    state.recordRequest(30, "error");
+    state.recordRequest(20, "client_abort");
+    assert.deepEqual([state.requests, state.errors, state.clientAborts, state.averageLatencyMs], [3, 1, 1, 20]);
   });
 
   it("gives each model a stable created time", () => {

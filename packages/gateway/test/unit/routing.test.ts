@@ -54,12 +54,17 @@ function fleet(backends: Fake[]): FleetView<Fake> {
   };
 }
 
-function router(options: Partial<RouterOptions> = {}): Router {
+type TableOptions = Omit<Partial<RouterOptions>, "aliases" | "fallbacks"> & {
+  aliases?: Record<string, string>;
+  fallbacks?: Record<string, string[]>;
+};
+
+function router({ aliases = {}, fallbacks = {}, ...options }: TableOptions = {}): Router {
   return new Router({
     strategy: "smart",
     weights: { priority: 50, load: 30, latency: 20 },
-    aliases: {},
-    fallbacks: {},
+    aliases: new Map(Object.entries(aliases)),
+    fallbacks: new Map(Object.entries(fallbacks)),
     policies: [],
     ...options,
   });

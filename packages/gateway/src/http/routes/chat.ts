@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { chatRequirements } from "../../routing/requirements.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { invalidRequest } from "../errors.ts";
+import { factsOf } from "../request-log.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
 import { validateChat } from "../validate-chat.ts";
@@ -18,6 +19,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     const body = parsed.value as Record<string, unknown>;
     const model = body["model"] as string;
     const requirements = chatRequirements(body);
+    factsOf(request.raw).model = model;
     const decision = router.decide(model, requirements, registry);
     if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(model, decision.available));
     if (decision.outcome === "unavailable") {
@@ -29,6 +31,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     const run = chat.run(
       {
         requestId: String(request.id),
+        facts: factsOf(request.raw),
         body,
         raw: parsed.raw,
         stream: body["stream"] === true,

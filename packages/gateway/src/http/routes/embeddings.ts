@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
+import { factsOf } from "../request-log.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
@@ -16,6 +17,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     const input = validateEmbeddings(parsed.value);
     if (input instanceof ApiError) return sendError(reply, input);
     const requirements = embeddingsRequirements(input.input);
+    factsOf(request.raw).model = input.model;
     const decision = router.decide(input.model, requirements, registry);
     if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(input.model, decision.available));
     if (decision.outcome === "unavailable") {
@@ -26,6 +28,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     const run = embeddings.run(
       {
         requestId: String(request.id),
+        facts: factsOf(request.raw),
         body: parsed.value as Record<string, unknown>,
         raw: parsed.raw,
         input: input.input,

@@ -33,7 +33,8 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
 
   // OpenAI's "retrieve model": the first healthy backend's entry for the id (ids may contain "/", hence the wildcard).
   app.get("/v1/models/*", async (request, reply) => {
-    const id = decodeURIComponent((request.params as { "*": string })["*"]);
+    // The router has already decoded the path once; decoding again would turn "%25" into a broken escape.
+    const id = (request.params as { "*": string })["*"];
     const entry = listModels().find((model) => model.id === id);
     if (entry) return sendJson(reply, entry);
     sendError(reply, modelNotFound(id, registry.healthyModelIds()));

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { bridgeCases, fill, gatewayCases, nested, wideObject } from "./payloads.ts";
+import { longest, type PhaseResult, percentile, renderReport } from "./report.ts";
+
+const phase = (
+  name: string,
+  probe: number[],
+  normal: number[],
+  service: "gateway" | "bridge" = "gateway",
+): PhaseResult => ({
+  service,
+  name,
+  probe,
+  normal,
+  normalErrors: 0,
+  hostileSent: name === "baseline" ? 0 : 8,
+  hostileStatuses: new Map(name === "baseline" ? [] : [["400", 8]]),
+  rssMb: 120,
+  loopDelayMs: Math.max(...probe) / 2,
+});
+
+describe("hostile bench", () => {
+  it("builds every hostile body within the service's body limit, as JSON the service must parse", () => {
+    for (const hostile of [...gatewayCases(64 * 1024), ...bridgeCases(32 * 1024)]) {
+      const limit = hostile.service === "gateway" ? 64 * 1024 : 32 * 1024;
+      if (hostile.name.startsWith("40,000")) continue; // a fixed count, within the bridge's default 1 MiB
+      assert.ok(hostile.body.length <= limit, `${hostile.name}: ${hostile.body.length} bytes`);
+      assert.ok(hostile.body.length > limit * 0.9, `${hostile.name} fills the limit`);
+      assert.doesNotThrow(() => JSON.parse(hostile.body.toString()), hostile.name);
+    }
+  });
+
+  it("fills and nests exactly up to the budget", () => {
+    assert.equal(fill("[", "0,", "0]", 11), "[0,0,0,0,0]");
+    assert.equal(nested("", "[", "", "]", "", 7), "[[[]]]");
+    assert.equal(wideObject(29), '{"k0":0,"k1":0,"k2":0,"k3":0}');
+  });
+
+  it("reports the longest stall per service with ratios against its baseline, and the verdict", () => {
+    assert.equal(percentile([5, 1, 4, 2, 3], 50), 3);
+    assert.equal(longest([3, 9, 1]), 9);
+    const report = renderReport(
+      [
+        phase("baseline", [1, 2, 4], [1, 1, 2]),
+        phase("deep arrays", [1, 12, 2], [1, 2, 4]),
+        phase("baseline", [1, 3], [1, 2], "bridge"),
+        phase("deep arrays", [900, 3], [1, 40], "bridge"),
+      ],
+      20,
+    );
+    assert.match(
+      report,
+      /\| gateway \| deep arrays \| 8 \| 400×8 \| 12\.0 \| 6\.0 \| 12\.0 \| 2\.00 \| 4\.00 \| 0 \| 3\.0× \| 2\.0× \| 120 \|/,
+    );
+    assert.match(
+      report,
+      /gateway: longest stall 12\.0 ms \(deep arrays\); goal < 20 ms: met .*own longest event-loop delay 6\.0 ms \(deep arrays\), baseline 2\.0 ms/,
+    );
+    assert.match(report, /bridge: longest stall 900\.0 ms \(deep arrays\); goal < 20 ms: NOT met/);
+  });
+});

@@ -1,0 +1,97 @@
+import type { IncomingMessage } from "node:http";
+import type { JsonBody } from "./context.ts";
+import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
+import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
+import type { JsonParseWorker } from "./parse-worker.ts";
+
+function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
+  switch (problem) {
+    case "depth":
+      return invalidRequest(
+        `Request body nests arrays and objects more than ${limits.maxDepth} levels deep (the limit)`,
+        null,
+        "json_too_deep",
+      );
+    case "values":
+      return invalidRequest(
+        `Request body holds more than ${limits.maxValues} JSON values (the limit)`,
+        null,
+        "json_too_many_values",
+      );
+    case "keys":
+      return invalidRequest(
+        `An object in the request body has more than ${limits.maxKeys} keys (the limit)`,
+        null,
+        "json_too_many_keys",
+      );
+    case "unbalanced":
+      return invalidRequest("Request body is not valid JSON: unbalanced brackets", null, "invalid_json");
+  }
+}
+
+/** Bodies at least this large with at most OFFLOAD_MAX_VALUES values are parsed on the worker thread. */
+export const OFFLOAD_MIN_BYTES = 512 * 1024;
+export const OFFLOAD_MAX_VALUES = 10_000;
+
+/**
+ * Reads a JSON request body: at most `limit` bytes, its shape bounded while it arrives (see JsonShapeScanner), then
+ * parsed once. A body refused early is not read further here; the error handler drains what is left (bounded), so
+ * that a client still sending can read the answer.
+ */
+export function readJsonBody(
+  request: IncomingMessage,
+  limit: number,
+  worker: JsonParseWorker,
+  limits: ShapeLimits = SHAPE_LIMITS,
+): Promise<JsonBody> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers["content-length"]);
+    if (declared > limit) {
+      reject(bodyTooLarge(limit));
+      return;
+    }
+    const scanner = new JsonShapeScanner(limits);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const stop = (error: ApiError | Error) => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", stop);
+      request.pause();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) return stop(bodyTooLarge(limit));
+      const problem = scanner.push(chunk);
+      if (problem) return stop(shapeError(problem, limits));
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      request.off("data", onData);
+      request.off("error", stop);
+      if (length === 0) {
+        reject(invalidRequest("Request body is empty; send a JSON object", null, "invalid_json"));
+        return;
+      }
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      const invalid = (error: unknown) => {
+        const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
+        reject(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"));
+      };
+      // Large and made of few values (long texts): parsed off the event loop, where most of its time would go.
+      if (length >= OFFLOAD_MIN_BYTES && scanner.values <= OFFLOAD_MAX_VALUES) {
+        worker.parse(raw).then((value) => resolve({ raw, value }), invalid);
+        return;
+      }
+      try {
+        resolve({ raw, value: JSON.parse(raw.toString("utf8")) });
+      } catch (error) {
+        invalid(error);
+      }
+    };
+    request.on("data", onData);
+    request.once("end", onEnd);
+    request.once("error", stop);
+  });
+}
