@@ -6,6 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runToExit } from "./run-to-exit.ts";
 
+/** Tools only the repository needs (building, testing); an installed service must pull in none of them. */
+export const DEV_ONLY_PACKAGES = ["tsx", "esbuild", "typescript", "@switchboard/testkit", "openai", "fast-check"];
+
 export interface InstalledPackage {
   /** The folder the tarball was installed into (its node_modules holds the package and its dependencies). */
   readonly dir: string;
@@ -17,6 +20,24 @@ export interface InstalledPackage {
   bin(name: string): string;
   /** Removes the folder. */
   remove(): void;
+}
+
+/**
+ * What is wrong with the tarball's contents for a service whose bin is `bin`: anything beside package.json, bin/ and
+ * dist/, TypeScript sources or tests, a missing bin or compiled entry point, or a dev-only package installed with it.
+ * An empty list means it ships as it should.
+ */
+export function shippingProblems(pkg: InstalledPackage, bin: string): string[] {
+  const problems: string[] = [];
+  if (!pkg.files.includes(`bin/${bin}.mjs`)) problems.push(`bin/${bin}.mjs is missing`);
+  if (!pkg.files.includes("dist/cli.js")) problems.push("dist/cli.js is missing");
+  for (const file of pkg.files) {
+    if (!(file === "package.json" || file.startsWith("bin/") || file.startsWith("dist/"))) {
+      problems.push(`${file} should not be shipped`);
+    } else if (file.endsWith(".ts") || /\.test\./.test(file)) problems.push(`${file} is a source or a test`);
+  }
+  for (const name of pkg.installed) if (DEV_ONLY_PACKAGES.includes(name)) problems.push(`${name} is installed`);
+  return problems;
 }
 
 // The npm that runs `npm test` exports its own settings (local prefix, the running package...) to its children; they
