@@ -2,9 +2,9 @@
 // flood limits, channels creatable by anyone. One per test file; restart() keeps the port for outage tests.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ManagedProcess, Teardown } from "../process.ts";
-import { makeServerDir, removeServerDir, requireBinary } from "./server-files.ts";
-import { launch, launchOnFreePort, type ServerLaunch } from "./server-process.ts";
+import type { Teardown } from "../process.ts";
+import { makeServerDir, requireBinary } from "./server-files.ts";
+import { type RunningServer, type ServerLaunch, startServer } from "./server-process.ts";
 
 export interface NgircdOptions {
   /** The server's name in its replies; default irc.test.local. */
@@ -15,18 +15,8 @@ export interface NgircdOptions {
   timeoutMs?: number;
 }
 
-export interface NgircdServer {
-  readonly host: string;
-  readonly port: number;
+export interface NgircdServer extends RunningServer {
   readonly serverName: string;
-  /** The running server's PID (changes on restart). */
-  readonly pid: number;
-  /** Everything the current server process logged. */
-  readonly output: string;
-  /** Stops the server and starts it again on the same port with the same config (clients see a disconnect). */
-  restart(): Promise<void>;
-  /** Stops the server (by PID) and removes its directory; safe to call twice. */
-  stop(): Promise<void>;
 }
 
 export function ngircdConfig(port: number, options: NgircdOptions = {}): string {
@@ -79,41 +69,5 @@ export async function startNgircd(teardown: Teardown, options: NgircdOptions = {
     };
   };
 
-  let current: ManagedProcess | undefined;
-  let port: number;
-  let stopped = false;
-  try {
-    ({ port, process: current } = await launchOnFreePort(spec));
-  } catch (error) {
-    removeServerDir(dir);
-    throw error;
-  }
-
-  const handle: NgircdServer = {
-    host: "127.0.0.1",
-    get port() {
-      return port;
-    },
-    serverName: options.serverName ?? "irc.test.local",
-    get pid() {
-      return current?.pid ?? -1;
-    },
-    get output() {
-      return current?.output ?? "";
-    },
-    async restart() {
-      if (stopped) throw new Error("ngircd was stopped; start a new one");
-      await current?.stop();
-      current = undefined;
-      current = await launch(spec(port));
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await current?.stop();
-      removeServerDir(dir);
-    },
-  };
-  teardown.after(() => handle.stop());
-  return handle;
+  return startServer(teardown, dir, spec, { serverName: options.serverName ?? "irc.test.local" });
 }

@@ -3,18 +3,10 @@
 // rooms created by whoever joins first. One per test file; restart() keeps the port and the data for outage tests.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ManagedProcess, Teardown } from "../process.ts";
+import type { Teardown } from "../process.ts";
 import { runToExit } from "../run-to-exit.ts";
-import {
-  asUser,
-  chownTree,
-  makeServerDir,
-  removeServerDir,
-  requireBinary,
-  runningAsRoot,
-  systemUser,
-} from "./server-files.ts";
-import { launch, launchOnFreePort, type ServerLaunch } from "./server-process.ts";
+import { asUser, chownTree, makeServerDir, requireBinary, runningAsRoot, systemUser } from "./server-files.ts";
+import { type RunningServer, type ServerLaunch, startServer } from "./server-process.ts";
 
 export interface ProsodyOptions {
   /** The XMPP domain users live on; default "localhost". */
@@ -29,21 +21,11 @@ export interface ProsodyOptions {
   timeoutMs?: number;
 }
 
-export interface ProsodyServer {
-  readonly host: string;
-  readonly port: number;
+export interface ProsodyServer extends RunningServer {
   readonly domain: string;
   readonly mucDomain: string;
-  /** The running server's PID (changes on restart). */
-  readonly pid: number;
-  /** Everything the current server process logged. */
-  readonly output: string;
   /** Registers a user with prosodyctl (works while the server runs); resolves with the bare JID. */
   createUser(username: string, password: string): Promise<string>;
-  /** Stops the server and starts it again on the same port with the same config and data. */
-  restart(): Promise<void>;
-  /** Stops the server (by PID) and removes its directory; safe to call twice. */
-  stop(): Promise<void>;
 }
 
 export function prosodyConfig(dir: string, port: number, options: Required<Omit<ProsodyOptions, "users">>): string {
@@ -124,50 +106,13 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
     return `${username}@${domain}`;
   };
 
-  let current: ManagedProcess | undefined;
-  let port: number;
-  let stopped = false;
   let usersCreated = false;
-  try {
-    ({ port, process: current } = await launchOnFreePort(async (chosen) => {
-      const launchSpec = spec(chosen);
-      // Once only: a retry on another port keeps the data directory.
-      if (!usersCreated) for (const user of options.users ?? []) await createUser(user.username, user.password);
-      usersCreated = true;
-      return launchSpec;
-    }));
-  } catch (error) {
-    removeServerDir(dir);
-    throw error;
-  }
-
-  const handle: ProsodyServer = {
-    host: "127.0.0.1",
-    get port() {
-      return port;
-    },
-    domain,
-    mucDomain: settings.mucDomain,
-    get pid() {
-      return current?.pid ?? -1;
-    },
-    get output() {
-      return current?.output ?? "";
-    },
-    createUser,
-    async restart() {
-      if (stopped) throw new Error("prosody was stopped; start a new one");
-      await current?.stop();
-      current = undefined;
-      current = await launch(spec(port));
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await current?.stop();
-      removeServerDir(dir);
-    },
+  const prepare = async (port: number): Promise<ServerLaunch> => {
+    const launchSpec = spec(port);
+    // Once only: a retry on another port, or a restart, keeps the data directory and its users.
+    if (!usersCreated) for (const user of options.users ?? []) await createUser(user.username, user.password);
+    usersCreated = true;
+    return launchSpec;
   };
-  teardown.after(() => handle.stop());
-  return handle;
+  return startServer(teardown, dir, prepare, { domain, mucDomain: settings.mucDomain, createUser });
 }

@@ -1,7 +1,8 @@
 // Starting a real server on a port we choose: ngIRCd and Prosody both need the port in their config, so we pick a free
 // one, start, and pick again if another process took it in between (parallel test files do that).
 import { freePort } from "../ports.ts";
-import { type ManagedProcess, startProcess } from "../process.ts";
+import { type ManagedProcess, startProcess, type Teardown } from "../process.ts";
+import { removeServerDir } from "./server-files.ts";
 
 export interface ServerLaunch {
   name: string;
@@ -53,4 +54,66 @@ export async function launchOnFreePort(
     }
   }
   throw new Error(`could not find a free port after ${attempts} attempts`, { cause: lastError });
+}
+
+/** A real server started by a test: where it listens, its current process, and a restart on the same port. */
+export interface RunningServer {
+  readonly host: string;
+  readonly port: number;
+  /** The running server's PID (changes on restart). */
+  readonly pid: number;
+  /** Everything the current server process logged. */
+  readonly output: string;
+  /** Stops the server and starts it again on the same port with the same config and data (clients see a drop). */
+  restart(): Promise<void>;
+  /** Stops the server (by PID) and removes its directory; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server on a free port (see launchOnFreePort) and gives it an owner: `teardown` stops it and removes its
+ * directory `dir` whatever the test's outcome; `dir` is removed at once if it never starts. `restart()` prepares
+ * again on the same port.
+ */
+export async function startServer<Extra extends object>(
+  teardown: Teardown,
+  dir: string,
+  prepare: (port: number) => ServerLaunch | Promise<ServerLaunch>,
+  /** Plain values and functions the handle carries besides (a server name, a way to add users...). */
+  extra: Extra,
+): Promise<RunningServer & Extra> {
+  let current: ManagedProcess | undefined;
+  let port: number;
+  let stopped = false;
+  try {
+    ({ port, process: current } = await launchOnFreePort(prepare));
+  } catch (error) {
+    removeServerDir(dir);
+    throw error;
+  }
+  const server: RunningServer & Extra = {
+    ...extra,
+    host: "127.0.0.1",
+    port,
+    get pid() {
+      return current?.pid ?? -1;
+    },
+    get output() {
+      return current?.output ?? "";
+    },
+    async restart() {
+      if (stopped) throw new Error(`${dir}: the server was stopped; start a new one`);
+      await current?.stop();
+      current = undefined;
+      current = await launch(await prepare(port));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await current?.stop();
+      removeServerDir(dir);
+    },
+  };
+  teardown.after(() => server.stop());
+  return server;
 }
