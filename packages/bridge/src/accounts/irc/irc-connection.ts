@@ -154,6 +154,9 @@ export class IrcConnection implements Connection {
       const onError = (event: IrcErrorEvent) => {
         if (event.error === "password_mismatch") {
           done(new AccountFailure("the server refused the password (Password)"));
+        } else if (event.error === "irc" && /password/i.test(event.reason ?? "")) {
+          // ngIRCd answers a wrong PASS with "ERROR :Access denied: Bad password?" and no 464.
+          done(new AccountFailure(`the server refused the password (Password): ${event.reason}`));
         } else if (event.error === "irc") {
           done(new Error(`the server closed the link: ${event.reason ?? "no reason given"}`));
         }
