@@ -80,10 +80,18 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
   });
 
   it("a protocol that is not supported yet names the supported ones", async () => {
-    const path = configFile(`[irc.libera]\nServer = "irc.libera.chat:6697"\n${gateway("g", "irc.libera")}`);
-    await expectConfigError(["-conf", path], /protocol "irc" is not supported yet; supported protocols: api/);
+    const path = configFile(`[matrix.org]\nServer = "https://matrix.org"\n${gateway("g", "matrix.org")}`);
+    await expectConfigError(["-conf", path], /protocol "matrix" is not supported yet; supported protocols: api, irc/);
     const unknown = configFile(`[foo.a]\nX = 1\n${gateway("g", "foo.a")}`);
-    await expectConfigError(["-conf", unknown], /protocol "foo" is not a known protocol; supported protocols: api/);
+    await expectConfigError(
+      ["-conf", unknown],
+      /protocol "foo" is not a known protocol; supported protocols: api, irc/,
+    );
+  });
+
+  it("an irc account without Nick", async () => {
+    const path = configFile(`[irc.libera]\nServer = "irc.libera.chat:6697"\n${gateway("g", "irc.libera")}`);
+    await expectConfigError(["-conf", path], /\[irc\.libera\] has no Nick; add e\.g\. Nick = "bridgebot"/);
   });
 
   it("an api account without BindAddress", async () => {

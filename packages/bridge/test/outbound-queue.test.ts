@@ -75,6 +75,23 @@ describe("outbound queue", () => {
     );
   });
 
+  it("gives each part of a multi-part send its own MessageDelay slot through context.pace()", async () => {
+    const r = await started("MessageDelay = 100");
+    const a = r.connection("a");
+    const parts: string[] = [];
+    // As the IRC account sends a two-line message: the queue paces the first line, pace() the second.
+    a.onSend = async (delivery) => {
+      parts.push(`${delivery.message.text}.1@${r.clock.now()}`);
+      await a.context.pace();
+      parts.push(`${delivery.message.text}.2@${r.clock.now()}`);
+      return a.accept(delivery);
+    };
+    const start = r.clock.now();
+    burst(r, "x", "y");
+    await r.clock.advance(400);
+    assert.deepEqual(parts, [`x.1@${start}`, `x.2@${start + 100}`, `y.1@${start + 200}`, `y.2@${start + 300}`]);
+  });
+
   it("holds messages while disconnected and delivers them in order after the reconnect", async () => {
     const r = await started("");
     const down = await takeDown(r);

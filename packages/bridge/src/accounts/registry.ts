@@ -2,7 +2,9 @@
 // index.ts, plus one line here.
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
+import { ircProtocol } from "./irc/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
+  ircProtocol,
 ]); // biome-ignore format: one protocol per line

@@ -5,6 +5,8 @@ import type { Message } from "../message.ts";
 export interface Capabilities {
   /** Whether the platform shows `user_typing` events (Matterbridge: slack, discord). */
   userTyping: boolean;
+  /** Whether the platform shows `notice_irc` events (Matterbridge delivers them to IRC destinations only). */
+  notices: boolean;
 }
 
 /** One message for one destination channel; `message` is that destination's own copy. */

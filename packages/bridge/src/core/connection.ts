@@ -53,6 +53,13 @@ export interface ConnectionContext {
    * `AccountFailure` from `connect()` when it happens there.
    */
   failed(reason: unknown): void;
+  /**
+   * Waits for the account's next MessageDelay slot (the same pacer the outbound queues use, shared by all its
+   * channels). The queue paces each `send`; a send that writes several platform messages for one delivery (IRC: one
+   * line each) calls this before each one after the first, so every line keeps the pacing. Resolves at once when
+   * MessageDelay is 0, and early when the account stops.
+   */
+  pace(): Promise<void>;
 }
 
 export interface Connection {

@@ -43,7 +43,11 @@ export function rewriteAtSource(message: Message, rules: SourceRules): void {
 }
 
 /** Per-destination event switches (ShowJoinPart, ShowTopicChange/SyncTopic, typing support). */
-export function destinationAccepts(event: string, rules: DestinationRules, userTyping: boolean): boolean {
+export function destinationAccepts(
+  event: string,
+  rules: DestinationRules,
+  capabilities: { userTyping: boolean; notices: boolean },
+): boolean {
   switch (event) {
     case "":
     case Events.userAction:
@@ -53,9 +57,10 @@ export function destinationAccepts(event: string, rules: DestinationRules, userT
     case Events.topicChange:
       return rules.showTopicChange;
     case Events.userTyping:
-      return userTyping;
-    case Events.avatarDownload:
+      return capabilities.userTyping;
     case Events.noticeIrc:
+      return capabilities.notices;
+    case Events.avatarDownload:
       return false;
     default:
       return true;

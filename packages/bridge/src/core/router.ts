@@ -112,7 +112,7 @@ export class Router implements MessageSink {
       if (to.account === source && to.config.channel === message.channel) continue;
       if (from.config.sameChannel && (to.account === source || to.config.channel !== message.channel)) continue;
       const destination = to.rules.destination;
-      if (!destinationAccepts(message.event, destination, to.account.capabilities.userTyping)) continue;
+      if (!destinationAccepts(message.event, destination, to.account.capabilities)) continue;
       const original = known?.find((c) => c.account === to.account.id && c.channel === to.config.channel);
       const isDelete = message.event === Events.msgDelete;
       if (isDelete && (original === undefined || (original.id === "" && original.pending === undefined))) continue;

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../config/types.ts";
 import type { Message } from "../message.ts";
 import type { Account, Capabilities, Delivery, MessageSink, SendResult } from "./account.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, type Delay, delay, systemClock } from "./clock.ts";
 import type { Connection, ConnectionContext, JoinRequest, Membership } from "./connection.ts";
 import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueuePolicy } from "./outbound-queue.ts";
 import { Pacer } from "./pacer.ts";
@@ -53,12 +53,14 @@ export class SupervisedAccount implements Account {
   readonly #queuePolicy: QueuePolicy;
   readonly #logger: Logger;
   readonly #tuning: CoreTuning;
+  /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
+  readonly #paceWaits = new Set<Delay>();
 
   constructor(config: AccountConfig, options: SupervisedAccountOptions) {
     this.id = config.id;
     this.protocol = config.protocol;
     this.name = config.name;
-    this.capabilities = { userTyping: false, ...config.descriptor.capabilities };
+    this.capabilities = { userTyping: false, notices: false, ...config.descriptor.capabilities };
     const tuning: CoreTuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.#tuning = tuning;
     this.#logger = options.logger.child({ account: config.id });
@@ -75,6 +77,7 @@ export class SupervisedAccount implements Account {
       receive: (message: Message) => sink.receive(this, message),
       disconnected: (reason) => this.supervisor.reportDisconnected(reason),
       failed: (reason) => this.supervisor.reportFailed(reason),
+      pace: () => this.#pace(),
     };
     this.connection = config.descriptor.create(config, context);
     this.supervisor = new Supervisor(this.connection, {
@@ -114,6 +117,15 @@ export class SupervisedAccount implements Account {
     return queue.enqueue(delivery, ready);
   }
 
+  async #pace(): Promise<void> {
+    const wait = this.#pacer.reserve();
+    if (wait <= 0) return;
+    const pending = delay(this.#tuning.clock, wait);
+    this.#paceWaits.add(pending);
+    await pending.done;
+    this.#paceWaits.delete(pending);
+  }
+
   /** Messages held in this account's queues. */
   get queued(): number {
     let total = 0;
@@ -124,6 +136,7 @@ export class SupervisedAccount implements Account {
   async stop(): Promise<void> {
     let undelivered = 0;
     for (const queue of this.#queues.values()) undelivered += queue.close();
+    for (const wait of this.#paceWaits) wait.cancel();
     if (undelivered > 0)
       this.#logger.warn({ undelivered }, `${this.id}: ${undelivered} queued message(s) not delivered (stopping)`);
     await this.supervisor.stop();

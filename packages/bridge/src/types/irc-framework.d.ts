@@ -16,8 +16,11 @@ declare module "irc-framework" {
     rejectUnauthorized?: boolean;
     /** An iconv-lite encoding name for the wire ("utf8" by default); lines are converted both ways. */
     encoding?: string;
-    /** SASL PLAIN credentials, sent when the server offers the sasl capability. */
-    account?: { account: string; password: string };
+    /**
+     * SASL PLAIN credentials, sent when the server offers the sasl capability. An empty object turns SASL off (without
+     * it, irc-framework tries the server `password` as SASL credentials for the nick).
+     */
+    account?: { account: string; password: string } | Record<string, never>;
     sasl_mechanism?: string;
     sasl_disconnect_on_fail?: boolean;
     version?: string | null;
@@ -103,6 +106,11 @@ declare module "irc-framework" {
     max_retries: number;
     wait: number;
   }
+  export interface UserlistEvent {
+    channel: string;
+    users: { nick: string; ident: string; hostname: string; modes: string[] }[];
+    tags: Record<string, string>;
+  }
   export interface RawEvent {
     line: string;
     from_server: boolean;
@@ -120,6 +128,8 @@ declare module "irc-framework" {
     quit: [QuitEvent];
     nick: [NickEvent];
     topic: [TopicEvent];
+    /** The members of a channel (RPL_NAMREPLY ... RPL_ENDOFNAMES), after our JOIN. */
+    userlist: [UserlistEvent];
     "nick in use": [NickInUseEvent];
     "nick invalid": [NickInUseEvent];
     "irc error": [IrcErrorEvent];
@@ -147,6 +157,7 @@ declare module "irc-framework" {
     options: ClientOptions;
     /** The underlying connection; end() closes the socket without a QUIT. */
     readonly connection: { connected: boolean; end(data?: string, hadError?: boolean): void };
+    removeAllListeners(event?: string): this;
     connect(options?: ClientOptions): void;
     requestCap(cap: string | string[]): void;
     /** Sends one raw line; several arguments are joined, the last one prefixed with ":" when needed. */
@@ -158,6 +169,7 @@ declare module "irc-framework" {
     say(target: string, message: string, tags?: Record<string, string>): void;
     notice(target: string, message: string, tags?: Record<string, string>): void;
     action(target: string, message: string): void;
+    ctcpRequest(target: string, type: string, ...params: string[]): void;
     join(channel: string, key?: string): void;
     part(channel: string, message?: string): void;
     setTopic(channel: string, topic: string): void;

@@ -1,0 +1,235 @@
+// bench/bridge-irc: the bridge (real bin) between a real ngIRCd channel and an api account, with MessageDelay 0.
+// Measures IRC -> api and api -> IRC latency (p50, p99; one message at a time) and sustained messages per second
+// (a burst, done when the last one arrived), beside the floor: two irc-framework clients talking through the same
+// server. Prints one line per direction with the ratios to the floor.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connectIrcUser, freePort, type IrcUser, startNgircd, startProcess } from "@switchboard/testkit";
+import { Pool } from "undici";
+
+const WARMUP = 200;
+const LATENCY_MESSAGES = Number(process.env.BENCH_LATENCY_MESSAGES ?? 1_000);
+const BURST_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CHANNEL = "#bench";
+const TIMEOUT_MS = 60_000;
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const BIN = join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+
+interface Result {
+  p50: number;
+  p99: number;
+  rate: number;
+}
+
+/** Counts arrivals of "m<seq>" texts and lets a caller wait for a given count or a given sequence number. */
+class Arrivals {
+  count = 0;
+  readonly at = new Map<number, bigint>();
+  #waiters: { done: () => boolean; resolve: () => void }[] = [];
+
+  arrived(text: string): void {
+    const match = /m(\d+)$/.exec(text);
+    if (match === null) return;
+    this.at.set(Number(match[1]), process.hrtime.bigint());
+    this.count++;
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (!waiter.done()) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  until(done: () => boolean, what: string): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), TIMEOUT_MS);
+      this.#waiters.push({
+        done,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+}
+
+/** One way of sending "m<seq>" and one place where it arrives. */
+interface Path {
+  name: string;
+  arrivals: Arrivals;
+  /** Sends in flight at once during a burst (HTTP posts wait for their answer; IRC writes do not). */
+  inFlight: number;
+  send(seq: number): Promise<void> | void;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+let nextSeq = 0;
+
+async function measure(path: Path): Promise<Result> {
+  const arrivals = path.arrivals;
+  const burst = async (count: number) => {
+    const first = nextSeq;
+    const target = arrivals.count + count;
+    const end = nextSeq + count;
+    await Promise.all(
+      Array.from({ length: path.inFlight }, async () => {
+        while (nextSeq < end) await path.send(nextSeq++);
+      }),
+    );
+    await arrivals.until(() => arrivals.count >= target, `${path.name}: ${count} messages from m${first}`);
+  };
+  await burst(WARMUP);
+  const latencies: number[] = [];
+  for (let i = 0; i < LATENCY_MESSAGES; i++) {
+    const seq = nextSeq++;
+    const sent = process.hrtime.bigint();
+    await path.send(seq);
+    await arrivals.until(() => arrivals.at.has(seq), `${path.name}: m${seq}`);
+    latencies.push(Number((arrivals.at.get(seq) ?? sent) - sent) / 1e6);
+  }
+  latencies.sort((a, b) => a - b);
+  const start = process.hrtime.bigint();
+  await burst(BURST_MESSAGES);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate: BURST_MESSAGES / seconds };
+}
+
+function median(results: Result[]): Result {
+  const pick = (key: keyof Result) => {
+    const values = results.map((r) => r[key]).sort((a, b) => a - b);
+    return values[Math.floor(values.length / 2)] ?? Number.NaN;
+  };
+  return { p50: pick("p50"), p99: pick("p99"), rate: pick("rate") };
+}
+
+/** Reads the api account's /api/stream and feeds each message's text to `arrivals`. */
+function openStream(url: string, arrivals: Arrivals): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false }, (res) => {
+      let pending = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        pending += chunk;
+        let newline = pending.indexOf("\n");
+        while (newline >= 0) {
+          const line = pending.slice(0, newline);
+          pending = pending.slice(newline + 1);
+          newline = pending.indexOf("\n");
+          const text = (JSON.parse(line) as { text: string }).text;
+          if (text === "") resolve(() => req.destroy());
+          else arrivals.arrived(text);
+        }
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function onChannelMessage(user: IrcUser, from: string, arrivals: Arrivals): void {
+  user.client.on("privmsg", (event) => {
+    if (event.target === CHANNEL && event.nick === from) arrivals.arrived(event.message);
+  });
+}
+
+async function main(): Promise<void> {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  const teardown = { after: (fn: () => Promise<void> | void) => cleanups.push(fn) };
+  const dir = mkdtempSync(join(tmpdir(), "bench-bridge-irc-"));
+  try {
+    const server = await startNgircd(teardown);
+    const apiPort = await freePort();
+    const config = join(dir, "bench.toml");
+    writeFileSync(
+      config,
+      `[irc.bench]\nServer = "127.0.0.1:${server.port}"\nNick = "bridge"\nMessageDelay = 0\nMessageQueue = 1000000\n` +
+        `RemoteNickFormat = "<{NICK}> "\n` +
+        `[api.bench]\nBindAddress = "127.0.0.1:${apiPort}"\nBuffer = 10\n` +
+        `[[gateway]]\nname = "bench"\nenable = true\n` +
+        `[[gateway.inout]]\naccount = "irc.bench"\nchannel = "${CHANNEL}"\n` +
+        `[[gateway.inout]]\naccount = "api.bench"\nchannel = "api"\n`,
+    );
+    await startProcess(
+      {
+        command: process.execPath,
+        args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
+        ready: { line: "bridge started" },
+        name: "bridge",
+      },
+      teardown,
+    );
+    // The human on IRC, and a second one for the floor (they see each other, not the bridge's relays of them).
+    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels: [CHANNEL] });
+    const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels: [CHANNEL] });
+
+    const toApi = new Arrivals();
+    const closeStream = await openStream(`http://127.0.0.1:${apiPort}/api/stream`, toApi);
+    cleanups.push(closeStream);
+    const toIrc = new Arrivals();
+    onChannelMessage(reader, "bridge", toIrc);
+    const floor = new Arrivals();
+    onChannelMessage(reader, "sender", floor);
+
+    const pool = new Pool(`http://127.0.0.1:${apiPort}`, { connections: 16, pipelining: 1 });
+    cleanups.push(() => pool.close());
+    const paths: Path[] = [
+      {
+        name: "IRC -> api",
+        arrivals: toApi,
+        inFlight: 1,
+        send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
+      },
+      {
+        name: "api -> IRC",
+        arrivals: toIrc,
+        inFlight: 16,
+        send: async (seq) => {
+          const { statusCode, body } = await pool.request({
+            path: "/api/message",
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: `{"text":"m${seq}","username":"bench","gateway":"bench"}`,
+          });
+          await body.text();
+          if (statusCode !== 200) throw new Error(`POST answered ${statusCode}`);
+        },
+      },
+      {
+        name: "floor IRC -> IRC",
+        arrivals: floor,
+        inFlight: 1,
+        send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
+      },
+    ];
+    // Rounds alternate between the paths so a burst of load from elsewhere hits all of them; figures are medians.
+    const runs = new Map<string, Result[]>(paths.map((p) => [p.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const path of paths) runs.get(path.name)?.push(await measure(path));
+    }
+    const results = new Map([...runs].map(([name, list]) => [name, median(list)]));
+    const base = results.get("floor IRC -> IRC") as Result;
+    const f = (n: number, digits = 3) => n.toFixed(digits);
+    for (const [name, r] of results) {
+      const ratio = name.startsWith("floor")
+        ? ""
+        : ` | vs floor: p50 ${f(r.p50 / base.p50, 2)}x, p99 ${f(r.p99 / base.p99, 2)}x, throughput ${f((100 * r.rate) / base.rate, 0)}%`;
+      console.log(`${name}: p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms, ${f(r.rate, 0)} msg/s${ratio}`);
+    }
+    console.log(
+      `(medians of ${ROUNDS} alternating rounds; ${LATENCY_MESSAGES} sequential messages for latency, bursts of ${BURST_MESSAGES}; MessageDelay 0)`,
+    );
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

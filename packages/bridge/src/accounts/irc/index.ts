@@ -1,0 +1,47 @@
+// The `irc` protocol: an IRC client on irc-framework that joins its gateway channels (irc-connection.ts).
+import { defineProtocol } from "../../config/descriptor.ts";
+import { isKnownCharset } from "./charset.ts";
+import { parseGoDuration } from "./duration.ts";
+import { IrcConnection } from "./irc-connection.ts";
+import { IRC_KEYS } from "./keys.ts";
+import { utf8Length } from "./split.ts";
+
+const SERVER = /^(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):(\d{1,5})$/;
+
+export const ircProtocol = defineProtocol({
+  name: "irc",
+  keys: IRC_KEYS,
+  // Matterbridge's IRC flood control: 1.3 s between lines, 30 lines held.
+  defaults: { MessageDelay: 1300, MessageQueue: 30 },
+  // Channel notices from one IRC channel are sent as notices to the others (other platforms have no such thing).
+  capabilities: { notices: true },
+  unsupportedKeys: ["TLSClientCertificate", "Bind", "UseRelayMsg", "DebugLevel"],
+  validate(settings) {
+    const problems: string[] = [];
+    const server = SERVER.exec(settings.Server.trim());
+    if (server === null || Number(server[2]) < 1 || Number(server[2]) > 65535) {
+      problems.push(
+        `Server must be <host>:<port>, e.g. "irc.libera.chat:6697" (got ${JSON.stringify(settings.Server)})`,
+      );
+    }
+    if (!/^[^\s:#,*?!@][^\s,*?!@]*$/.test(settings.Nick)) {
+      problems.push(`Nick ${JSON.stringify(settings.Nick)} is not a valid IRC nick (no spaces, and no : # , * ? ! @)`);
+    }
+    if (settings.Charset !== "" && !isKnownCharset(settings.Charset)) {
+      problems.push(
+        `Charset ${JSON.stringify(settings.Charset)} is unknown; use e.g. "iso-8859-1", "koi8-r" or leave it empty`,
+      );
+    }
+    if (parseGoDuration(settings.PingDelay) === undefined) {
+      problems.push(`PingDelay must be a duration such as "30s" or "1m" (got ${JSON.stringify(settings.PingDelay)})`);
+    }
+    if (settings.UseSASL && !settings.NickServPassword) {
+      problems.push("UseSASL needs NickServPassword (and NickServNick, the account name; the Nick when empty)");
+    }
+    if (!settings.MessageSplit && utf8Length(settings.MessageClipped) >= settings.MessageLength) {
+      problems.push("MessageClipped must be shorter than MessageLength");
+    }
+    return problems;
+  },
+  create: (account, context) => new IrcConnection(account, context),
+});

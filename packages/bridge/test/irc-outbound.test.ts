@@ -1,0 +1,75 @@
+// ircLines: what a bridged message becomes on IRC (pure; the ngIRCd tests cover the wire).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ircLines, type OutboundSettings } from "../src/accounts/irc/outbound.ts";
+import { utf8Length } from "../src/accounts/irc/split.ts";
+import type { Delivery } from "../src/core/account.ts";
+import { emptyMessage, type Message } from "../src/message.ts";
+
+const settings: OutboundSettings = {
+  MessageLength: 60,
+  MessageSplit: true,
+  MessageClipped: " <clipped message>",
+  ColorNicks: false,
+  StripMarkdown: false,
+};
+
+const delivery = (fields: Partial<Message>): Delivery => ({
+  message: emptyMessage({ username: "<bob> ", ...fields }),
+  channel: "#c",
+  gateway: "g",
+  options: {},
+});
+
+const texts = (d: Delivery, s: Partial<OutboundSettings> = {}) => ircLines(d, { ...settings, ...s }).map((l) => l.text);
+
+describe("ircLines", () => {
+  it("one PRIVMSG per non-blank line, each with the nick", () => {
+    assert.deepEqual(ircLines(delivery({ text: "a\r\n\nb  \n" }), settings), [
+      { command: "PRIVMSG", text: "<bob> a" },
+      { command: "PRIVMSG", text: "<bob> b" },
+    ]);
+  });
+
+  it("splits so that nick + text fit in MessageLength bytes, never inside a character", () => {
+    const lines = texts(delivery({ text: "é".repeat(100) }));
+    assert.ok(lines.length > 1);
+    for (const line of lines)
+      assert.ok(utf8Length(line) <= 60 && line.startsWith("<bob> ") && !line.includes("\ufffd"));
+    assert.equal(lines.map((l) => l.slice(6)).join(""), "é".repeat(100));
+  });
+
+  it("clips with MessageClipped when MessageSplit is false", () => {
+    const [line, ...rest] = texts(delivery({ text: "x".repeat(100) }), { MessageSplit: false });
+    assert.equal(rest.length, 0);
+    assert.ok(line?.endsWith(" <clipped message>") && utf8Length(line) <= 60);
+  });
+
+  it("actions as CTCP ACTION within the limit, notices as NOTICE", () => {
+    const [action] = ircLines(delivery({ text: "waves", event: "user_action" }), settings);
+    assert.deepEqual(action, { command: "PRIVMSG", text: "\x01ACTION <bob> waves\x01" });
+    for (const line of texts(delivery({ text: "y".repeat(200), event: "user_action" }))) {
+      assert.ok(utf8Length(line) <= 60);
+    }
+    assert.equal(ircLines(delivery({ text: "hi", event: "notice_irc" }), settings)[0]?.command, "NOTICE");
+  });
+
+  it("drops deletes and typing, sends edits as new messages, and removes \\x01 (no CTCP injection)", () => {
+    assert.deepEqual(texts(delivery({ text: "gone", event: "msg_delete", id: "1" })), []);
+    assert.deepEqual(texts(delivery({ text: "", event: "user_typing" })), []);
+    assert.deepEqual(texts(delivery({ text: "fixed", id: "1" })), ["<bob> fixed"]);
+    assert.deepEqual(texts(delivery({ text: "\x01VERSION\x01" })), ["<bob> VERSION"]);
+  });
+
+  it("ColorNicks colours the nick; StripMarkdown strips markup; files become their URL", () => {
+    const [colored] = texts(delivery({ text: "hi", username: "bob" }), { ColorNicks: true });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: mIRC colour codes are control characters
+    assert.match(colored ?? "", /^\x03\d\dbob\x0fhi$/);
+    assert.deepEqual(texts(delivery({ text: "**bold**" }), { StripMarkdown: true }), ["<bob> bold"]);
+    const withFile = delivery({
+      text: "look",
+      Extra: { file: [{ Name: "a.png", URL: "https://x/a.png", Comment: "" }] },
+    });
+    assert.deepEqual(texts(withFile), ["<bob> look", "<bob> https://x/a.png"]);
+  });
+});
