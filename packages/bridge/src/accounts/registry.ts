@@ -2,7 +2,9 @@
 // index.ts, plus one line here.
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
+import { xmppProtocol } from "./xmpp/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
+  xmppProtocol,
 ]); // biome-ignore format: one protocol per line
