@@ -156,7 +156,10 @@ export class XmppConnection implements Connection {
         destroySocket(xmpp.socket);
       },
     });
-    this.#logger.info({ jid: xmpp.jid?.toString(), server: settings.Server }, `${this.#context.id} logged in`);
+    this.#logger.info(
+      { jid: xmpp.jid?.toString(), server: settings.Server, tls: xmpp.isSecure() },
+      `${this.#context.id} logged in`,
+    );
   }
 
   #loginError(error: unknown): Error {
