@@ -137,7 +137,10 @@ describe("protocol registry", () => {
 
   it("refuses a registry with two descriptors of one name", () => {
     assert.throws(() => new ProtocolRegistry([loopbackProtocol, loopbackProtocol]), /registered twice/);
-    assert.deepEqual(PROTOCOLS.with(loopbackProtocol).names, ["api", "loopback"]);
-    assert.deepEqual(PROTOCOLS.names, ["api"], "with() leaves the original registry as it was");
+    // Whatever protocols are registered, with() adds one and leaves the original registry as it was.
+    const registered = PROTOCOLS.names;
+    assert.ok(registered.includes("api"));
+    assert.deepEqual(PROTOCOLS.with(loopbackProtocol).names, [...registered, "loopback"]);
+    assert.deepEqual(PROTOCOLS.names, registered, "with() leaves the original registry as it was");
   });
 });
