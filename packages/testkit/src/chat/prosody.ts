@@ -1,7 +1,8 @@
 // A real Prosody (XMPP) on 127.0.0.1 with a MUC component, configured for tests: no TLS, PLAIN allowed on loopback
 // (SCRAM's client-side PBKDF2 costs ~1 s per login in JS), a low SCRAM iteration count for clients that insist on it,
 // rooms created by whoever joins first. One per test file; restart() keeps the port and the data for outage tests.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Teardown } from "../process.ts";
 import { runToExit } from "../run-to-exit.ts";
@@ -19,6 +20,11 @@ export interface ProsodyOptions {
   users?: { username: string; password: string }[];
   /** Bound on start-up, restart and each prosodyctl run; default 15 s. */
   timeoutMs?: number;
+  /**
+   * Offer STARTTLS with a self-signed certificate for the domain (made with openssl), so clients can test their TLS
+   * settings; default false (no TLS offered).
+   */
+  tls?: boolean;
 }
 
 export interface ProsodyServer extends RunningServer {
@@ -41,8 +47,8 @@ s2s_ports = {}
 component_ports = {}
 http_ports = {}
 https_ports = {}
-modules_enabled = { "roster", "saslauth", "disco", "ping", "posix" }
-modules_disabled = { "s2s", "tls" }
+modules_enabled = { "roster", "saslauth", "disco", "ping", "posix"${options.tls ? ', "tls"' : ""} }
+modules_disabled = { "s2s"${options.tls ? "" : ', "tls"'} }
 c2s_require_encryption = false
 s2s_require_encryption = false
 allow_unencrypted_plain_auth = true
@@ -72,6 +78,7 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
     mucDomain: options.mucDomain ?? `conference.${domain}`,
     mucHistory: options.mucHistory ?? 20,
     timeoutMs: options.timeoutMs ?? 15_000,
+    tls: options.tls ?? false,
   };
   const dir = makeServerDir("prosody");
   const configPath = join(dir, "prosody.cfg.lua");
@@ -81,6 +88,8 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
   const spec = (port: number): ServerLaunch => {
     mkdirSync(join(dir, "data"), { recursive: true });
     mkdirSync(join(dir, "certs"), { recursive: true });
+    if (settings.tls && !existsSync(join(dir, "certs", `${domain}.crt`)))
+      selfSignedCertificate(join(dir, "certs"), domain);
     writeFileSync(configPath, prosodyConfig(dir, port, settings), { mode: 0o644 });
     if (owner) chownTree(dir, owner);
     const run = asUser("prosody", binary, ["--config", configPath, "-F"]);
@@ -115,4 +124,16 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
     return launchSpec;
   };
   return startServer(teardown, dir, prepare, { domain, mucDomain: settings.mucDomain, createUser });
+}
+
+/** <domain>.crt and <domain>.key in `dir` (where Prosody looks for a host's certificate), valid for a day. */
+function selfSignedCertificate(dir: string, domain: string): void {
+  const openssl = requireBinary("openssl", "openssl");
+  execFileSync(
+    openssl,
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${domain}`]
+      .concat(["-addext", `subjectAltName=DNS:${domain}`])
+      .concat(["-keyout", join(dir, `${domain}.key`), "-out", join(dir, `${domain}.crt`)]),
+    { stdio: "ignore", timeout: 15_000 },
+  );
 }
