@@ -176,14 +176,17 @@ export async function startTelegramSimulator(
       const params = await readParams(request, url);
       const aborted = new AbortController();
       response.on("close", () => aborted.abort());
+      // Actions are published once the call is recorded as answered, so a test that saw one sees its call too.
+      const actions: BotAction[] = [];
       const result = await handler({
         world,
         bot,
         params,
         signal: aborted.signal,
-        record: (action) => botActions.push(action),
+        record: (action) => actions.push(action),
       });
       calls.push({ bot: botName, method, status: 200 });
+      for (const action of actions) botActions.push(action);
       if (response.destroyed) return;
       answer(
         response,
