@@ -66,6 +66,8 @@ export interface RunOptions {
   /** The telegram channel; default: the group's id. */
   channel?: (chat: number, run: { tg: TelegramSimulator; alice: TelegramUser }) => string;
   forum?: boolean;
+  /** The telegram account's RemoteNickFormat; default "<{NICK}> ". */
+  nickFormat?: string;
 }
 
 export async function startTelegramRun(teardown: Teardown, options: RunOptions = {}): Promise<TelegramRun> {
@@ -78,7 +80,7 @@ export async function startTelegramRun(teardown: Teardown, options: RunOptions =
 [telegram.tg]
 Token = "${bot.token}"
 ApiURL = "${tg.apiRoot}"
-RemoteNickFormat = "<{NICK}> "
+RemoteNickFormat = ${JSON.stringify(options.nickFormat ?? "<{NICK}> ")}
 ReconnectDelay = 50
 ReconnectMaxDelay = 300
 ${options.telegram ?? ""}
