@@ -3,10 +3,12 @@
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
 import { ircProtocol } from "./irc/index.ts";
+import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
   ircProtocol,
+  telegramProtocol,
   xmppProtocol,
 ]); // biome-ignore format: one protocol per line

@@ -3,6 +3,17 @@ export { connectIrcUser, type IrcEvent, type IrcUser, type IrcUserOptions } from
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {
+  type BotAction,
+  type MessageEntity,
+  type SayOptions,
+  type SimulatedBot,
+  startTelegramSimulator,
+  type TelegramSimulator,
+  type TelegramUser,
+  type TelegramUserObject,
+  type VisibleMessage,
+} from "./telegram.ts";
+export {
   connectXmppUser,
   type JoinRoomOptions,
   type RoomMessage,

@@ -1,0 +1,59 @@
+// A bridged message as the text and options of one Bot API call, following MessageFormat:
+//   ""          plain text: the nick (RemoteNickFormat) and the text as they are, no parse_mode;
+//   "HTML"      the nick as written (it may hold HTML, as in Matterbridge) and the text's Markdown as Telegram HTML;
+//   "HTMLNick"  the nick as written (HTML) and the text escaped, shown as typed;
+//   "Markdown"  Telegram's legacy Markdown: nick and text as they are (as in Matterbridge);
+//   "MarkdownV2" the nick escaped and the text's Markdown converted, everything else escaped.
+// An action (user_action) is shown in italics ("* " before it in plain text). Attachments with a URL add one line
+// each ("comment : url"). When Telegram still refuses the markup, the connection resends `plain` without parse_mode.
+import type { Delivery } from "../../core/account.ts";
+import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { escapeHtml, escapeMarkdownV2, markdownToHtml, markdownToMarkdownV2 } from "./markup.ts";
+
+export type ParseMode = "HTML" | "Markdown" | "MarkdownV2";
+
+export interface OutboundText {
+  text: string;
+  parseMode: ParseMode | undefined;
+  /** The same message as plain text, for when Telegram refuses the markup. */
+  plain: string;
+}
+
+function fileLines(delivery: Delivery): string[] {
+  const lines: string[] = [];
+  for (const file of delivery.message.Extra?.file ?? []) {
+    if (typeof file !== "object" || file === null) continue;
+    const { URL: url, Comment: comment } = file as { URL?: unknown; Comment?: unknown };
+    if (typeof url !== "string" || url === "") continue;
+    lines.push(typeof comment === "string" && comment !== "" ? `${comment} : ${url}` : url);
+  }
+  return lines;
+}
+
+export function outboundText(delivery: Delivery, messageFormat: string): OutboundText {
+  const message = delivery.message;
+  const action = message.event === Events.userAction;
+  const nick = message.username;
+  // A reply whose parent this destination cannot show (Matterbridge's hint).
+  const hint = message.parent_id === PARENT_NOT_FOUND ? "[reply]: " : "";
+  const body = [message.text, ...fileLines(delivery)].filter((line) => line !== "").join("\n");
+  const plain = action ? `* ${nick}${hint}${body}` : `${nick}${hint}${body}`;
+  switch (messageFormat.toLowerCase()) {
+    case "html": {
+      const html = escapeHtml(hint) + markdownToHtml(body);
+      return { text: nick + (action ? `<i>${html}</i>` : html), parseMode: "HTML", plain };
+    }
+    case "htmlnick": {
+      const html = escapeHtml(hint + body);
+      return { text: nick + (action ? `<i>${html}</i>` : html), parseMode: "HTML", plain };
+    }
+    case "markdownv2": {
+      const v2 = escapeMarkdownV2(hint) + markdownToMarkdownV2(body);
+      return { text: escapeMarkdownV2(nick) + (action ? `_${v2}_` : v2), parseMode: "MarkdownV2", plain };
+    }
+    case "markdown":
+      return { text: nick + hint + (action ? `_${body}_` : body), parseMode: "Markdown", plain };
+    default:
+      return { text: plain, parseMode: undefined, plain };
+  }
+}

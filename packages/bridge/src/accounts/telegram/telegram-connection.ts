@@ -1,0 +1,265 @@
+// The telegram account's connection, on grammy's Api client (no grammy Bot: its polling loop retries on its own,
+// and here the core supervises). connect() checks the token (getMe) and removes a webhook (getUpdates refuses to run
+// beside one), then one long-poll loop reads updates until it fails: that is a reported disconnect, and the core
+// reconnects, continuing from the last update handled (Telegram keeps unread updates, so nothing said meanwhile is
+// lost). join() checks that the bot is in each chat. send() is one sendMessage / editMessageText / deleteMessage.
+import { Api } from "grammy";
+import type { Message as TgMessage, Update } from "grammy/types";
+import type { Logger } from "pino";
+import type { AccountConfig } from "../../config/types.ts";
+import type { Delivery } from "../../core/account.ts";
+import type { Connection, ConnectionContext, JoinRequest } from "../../core/connection.ts";
+import { Events } from "../../message.ts";
+import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
+import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
+import { presenceMessages, textMessage } from "./inbound.ts";
+import type { TELEGRAM_KEYS } from "./keys.ts";
+import { type OutboundText, outboundText, type ParseMode } from "./outbound.ts";
+
+type Settings = AccountConfig<typeof TELEGRAM_KEYS>["settings"];
+
+/** Seconds a getUpdates call is held by the server (Matterbridge: 60). */
+const POLL_SECONDS = 50;
+/** A call with no answer after this long counts as a dead link (a long poll plus slack). */
+const CALL_TIMEOUT_SECONDS = POLL_SECONDS + 25;
+const UPDATE_KINDS = ["message", "edited_message", "channel_post", "edited_channel_post"] as const;
+
+export class TelegramConnection implements Connection {
+  readonly #settings: Settings;
+  readonly #context: ConnectionContext;
+  readonly #logger: Logger;
+  readonly #apiRoot: string;
+  #api: Api | undefined;
+  #poll: AbortController | undefined;
+  /** The next update to ask for; kept across reconnects so none is handled twice or skipped. */
+  #offset = 0;
+  /** Bridged channels, as configured ("<chat>" or "<chat>/<topic>"). */
+  readonly #channels = new Set<string>();
+
+  constructor(config: AccountConfig<typeof TELEGRAM_KEYS>, context: ConnectionContext) {
+    this.#settings = config.settings;
+    this.#context = context;
+    this.#logger = context.logger;
+    this.#apiRoot = config.settings.ApiURL.replace(/\/+$/, "");
+    for (const membership of context.memberships) {
+      const address = parseChannel(membership.channel);
+      if (address !== undefined) this.#channels.add(channelName(address.chatId, address.topicId));
+    }
+  }
+
+  async connect(): Promise<void> {
+    const api = new Api(this.#settings.Token.trim(), {
+      apiRoot: this.#apiRoot,
+      timeoutSeconds: CALL_TIMEOUT_SECONDS,
+    });
+    let me: Awaited<ReturnType<Api["getMe"]>>;
+    try {
+      me = await api.getMe();
+      // getUpdates answers 409 while a webhook is set; pending updates are kept.
+      await api.deleteWebhook();
+    } catch (error) {
+      throw tokenFailure(error) ?? describe(error, "connecting to the Bot API");
+    }
+    this.#logger.info({ bot: me.username }, `logged in to Telegram as @${me.username}`);
+    this.#api = api;
+    const poll = new AbortController();
+    this.#poll = poll;
+    void this.#pollLoop(api, poll.signal);
+  }
+
+  async join(request: JoinRequest): Promise<void> {
+    const api = this.#liveApi();
+    const address = parseChannel(request.channel);
+    if (address === undefined) {
+      this.#logger.warn(
+        { channel: request.channel },
+        `channel ${JSON.stringify(request.channel)} is not a Telegram chat id ("-1001234567890", or "-1001234567890/<topic id>" for a forum topic); send /chatId in the chat to learn its id`,
+      );
+      return;
+    }
+    try {
+      await api.getChat(address.chatId);
+    } catch (error) {
+      if (isApiError(error) && error.error_code < 500) {
+        // One chat the bot cannot see must not take the account down.
+        this.#logger.warn(
+          { channel: request.channel, reason: error.description },
+          `cannot use chat ${request.channel}: ${error.description}; add the bot to the chat`,
+        );
+        return;
+      }
+      throw describe(error, `checking chat ${request.channel}`);
+    }
+  }
+
+  async send(delivery: Delivery): Promise<string> {
+    const api = this.#liveApi();
+    const address = parseChannel(delivery.channel);
+    if (address === undefined) return "";
+    const message = delivery.message;
+    const editing = message.id === "" ? undefined : messageIdIn(message.id, address.chatId);
+    try {
+      if (message.event === Events.msgDelete) {
+        if (editing !== undefined) await this.#delete(api, address, editing);
+        return "";
+      }
+      const text = outboundText(delivery, this.#settings.MessageFormat);
+      if (editing !== undefined) {
+        await this.#withPlainFallback(text, (body, parseMode) =>
+          api.editMessageText(address.chatId, editing, body, {
+            ...(parseMode ? { parse_mode: parseMode } : {}),
+            ...this.#linkPreview(),
+          }),
+        );
+        return message.id;
+      }
+      const parent = message.parent_id === "" ? undefined : messageIdIn(message.parent_id, address.chatId);
+      const sent = await this.#withPlainFallback(text, (body, parseMode) =>
+        api.sendMessage(address.chatId, body, {
+          ...(parseMode ? { parse_mode: parseMode } : {}),
+          ...(address.topicId === undefined ? {} : { message_thread_id: address.topicId }),
+          // A parent deleted meanwhile must not cost the message.
+          ...(parent === undefined
+            ? {}
+            : { reply_parameters: { message_id: parent, allow_sending_without_reply: true } }),
+          ...this.#linkPreview(),
+        }),
+      );
+      return messageKey(address.chatId, sent.message_id);
+    } catch (error) {
+      throw this.#sendError(error);
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    this.#poll?.abort();
+    this.#poll = undefined;
+    this.#api = undefined;
+  }
+
+  async #delete(api: Api, address: ChannelAddress, messageId: number): Promise<void> {
+    try {
+      await api.deleteMessage(address.chatId, messageId);
+    } catch (error) {
+      // Already gone is what a delete wants.
+      if (isApiError(error, 400) && /message to delete not found/i.test(error.description)) return;
+      throw error;
+    }
+  }
+
+  /** Sends with the formatted text; when Telegram refuses the markup, once more as plain text (never dropped). */
+  async #withPlainFallback<T>(
+    text: OutboundText,
+    call: (body: string, parseMode?: ParseMode) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await call(text.text, text.parseMode);
+    } catch (error) {
+      if (text.parseMode === undefined || !isMarkupRefused(error)) {
+        // An edit that changes nothing is done.
+        if (isApiError(error, 400) && /message is not modified/i.test(error.description)) return undefined as T;
+        throw error;
+      }
+      this.#logger.warn(
+        { reason: (error as Error).message },
+        `Telegram refused the ${text.parseMode} markup; sending the message as plain text`,
+      );
+      return await call(text.plain);
+    }
+  }
+
+  #linkPreview(): { link_preview_options?: { is_disabled: true } } {
+    return this.#settings.DisableWebPagePreview ? { link_preview_options: { is_disabled: true } } : {};
+  }
+
+  #sendError(error: unknown): Error {
+    if (isNetworkError(error)) {
+      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
+      this.#context.disconnected(error);
+      return describe(error, "sending");
+    }
+    if (isApiError(error, 401)) {
+      this.#context.failed(new Error(`Telegram no longer accepts the token (Token): ${error.description}`));
+    }
+    return sendFailure(error);
+  }
+
+  #liveApi(): Api {
+    if (this.#api === undefined) throw new Error("not connected");
+    return this.#api;
+  }
+
+  async #pollLoop(api: Api, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await api.getUpdates(
+          { offset: this.#offset, timeout: POLL_SECONDS, allowed_updates: [...UPDATE_KINDS] },
+          // grammy types its signal with the abort-controller polyfill's class; a native one works the same.
+          signal as Parameters<Api["getUpdates"]>[1],
+        );
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isApiError(error, 401)) {
+          this.#context.failed(new Error(`Telegram no longer accepts the token (Token): ${error.description}`));
+        } else if (isApiError(error, 409)) {
+          this.#context.disconnected(new Error(`${error.description} (another program is reading this bot's updates)`));
+        } else {
+          this.#context.disconnected(describe(error, "reading updates"));
+        }
+        return;
+      }
+      for (const update of updates) {
+        if (signal.aborted) return;
+        this.#offset = update.update_id + 1;
+        try {
+          this.#handle(api, update);
+        } catch (error) {
+          this.#logger.error({ err: error, update: update.update_id }, "could not handle a Telegram update");
+        }
+      }
+    }
+  }
+
+  #handle(api: Api, update: Update): void {
+    const edited = update.edited_message ?? update.edited_channel_post;
+    const message = update.message ?? update.channel_post ?? edited;
+    if (message === undefined) return;
+    if (this.#answeredChatId(api, message)) return;
+    const channel = this.#channelOf(message);
+    if (channel === undefined) return;
+    if (edited !== undefined && this.#settings.EditDisable) return;
+    for (const presence of presenceMessages(message, channel)) this.#context.receive(presence);
+    const relayed = textMessage(message, channel, this.#settings, edited !== undefined);
+    if (relayed !== undefined) this.#context.receive(relayed);
+    else if (this.#context.debug) this.#logger.debug({ channel }, "a Telegram message without text was not relayed");
+  }
+
+  /** The bridged channel a message belongs to: its topic's channel, else its chat's. */
+  #channelOf(message: TgMessage): string | undefined {
+    const chatId = message.chat.id;
+    if (message.is_topic_message && message.message_thread_id !== undefined) {
+      const topic = channelName(chatId, message.message_thread_id);
+      if (this.#channels.has(topic)) return topic;
+    }
+    const chat = channelName(chatId);
+    return this.#channels.has(chat) ? chat : undefined;
+  }
+
+  /** "/chatId" in any chat the bot is in: it answers the channel name to configure (as Matterbridge does). */
+  #answeredChatId(api: Api, message: TgMessage): boolean {
+    if (!/^\/chatid(@\w+)?$/i.test((message.text ?? "").trim())) return false;
+    const topic = message.is_topic_message ? message.message_thread_id : undefined;
+    const id = channelName(message.chat.id, topic);
+    api
+      .sendMessage(message.chat.id, `ID of this chat: ${id}`, topic === undefined ? {} : { message_thread_id: topic })
+      .catch((error: unknown) => this.#logger.warn({ err: error }, "could not answer /chatId"));
+    return true;
+  }
+}
+
+/** An error whose message says what was being done; the token never appears (grammy redacts it). */
+function describe(error: unknown, doing: string): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(`${doing}: ${reason}`);
+}
