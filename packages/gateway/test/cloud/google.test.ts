@@ -18,7 +18,10 @@ describe("google backend through the openai SDK", () => {
 
   before(async () => {
     gemini = await startFakeGoogle({
-      models: [{ id: "gemini-2.5-flash", contextLength: 1_048_576 }, { id: "text-embedding-004", capabilities: ["embedding"] }],
+      models: [
+        { id: "gemini-2.5-flash", contextLength: 1_048_576 },
+        { id: "text-embedding-004", capabilities: ["embedding"] },
+      ],
       apiKey: KEY,
       chunks: 3,
       cachedPromptTokens: 4,
@@ -121,14 +124,29 @@ describe("google backend through the openai SDK", () => {
     const second = await client.chat.completions.create({
       model: "gemini-2.5-flash",
       tools: [weatherTool],
-      messages: [...messages, first.choices[0]!.message, { role: "tool", tool_call_id: call.id, content: '{"sky":"clear"}' }],
+      messages: [
+        ...messages,
+        first.choices[0]!.message,
+        { role: "tool", tool_call_id: call.id, content: '{"sky":"clear"}' },
+      ],
     });
     assert.equal(second.choices[0]?.message.content, 'tool result: {"sky":"clear"}');
     const contents = (gemini.requests.at(-1)!.body as { contents: unknown[] }).contents;
-    assert.deepEqual(contents[1], { role: "model", parts: [{ functionCall: { name: "get_weather", args: { query: "weather in Rome" } } }] });
-    assert.deepEqual(contents[2], { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { sky: "clear" } } }] });
+    assert.deepEqual(contents[1], {
+      role: "model",
+      parts: [{ functionCall: { name: "get_weather", args: { query: "weather in Rome" } } }],
+    });
+    assert.deepEqual(contents[2], {
+      role: "user",
+      parts: [{ functionResponse: { name: "get_weather", response: { sky: "clear" } } }],
+    });
 
-    const stream = await client.chat.completions.create({ model: "gemini-2.5-flash", messages, tools: [weatherTool], stream: true });
+    const stream = await client.chat.completions.create({
+      model: "gemini-2.5-flash",
+      messages,
+      tools: [weatherTool],
+      stream: true,
+    });
     let args = "";
     let name = "";
     let finish: string | null | undefined;
