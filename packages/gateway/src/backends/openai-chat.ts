@@ -113,7 +113,12 @@ export function refuseUnsupported(
   }
 }
 
-/** One `chat.completion.chunk` SSE event. */
+const CHUNK_PREFIXES = new WeakMap<object, string>();
+
+/**
+ * One `chat.completion.chunk` SSE event. Only the delta is serialised per chunk; the fixed part (id, created, model)
+ * is serialised once per stream, since this runs for every token.
+ */
 export function chunkEvent(
   base: { id: string; created: number; model: string },
   delta: Record<string, unknown>,
@@ -121,16 +126,15 @@ export function chunkEvent(
   withUsageNull: boolean,
   index = 0,
 ): string {
-  const chunk: Record<string, unknown> = {
-    id: base.id,
-    object: "chat.completion.chunk",
-    created: base.created,
-    model: base.model,
-    choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
-  };
+  let prefix = CHUNK_PREFIXES.get(base);
+  if (prefix === undefined) {
+    prefix = `data: {"id":${JSON.stringify(base.id)},"object":"chat.completion.chunk","created":${base.created},"model":${JSON.stringify(base.model)},"choices":[{"index":`;
+    CHUNK_PREFIXES.set(base, prefix);
+  }
+  const finish = finishReason === null ? "null" : `"${finishReason}"`;
   // OpenAI sends "usage": null on every chunk when include_usage is set, then the usage chunk.
-  if (withUsageNull) chunk["usage"] = null;
-  return `data: ${JSON.stringify(chunk)}\n\n`;
+  const usage = withUsageNull ? ',"usage":null' : "";
+  return `${prefix}${index},"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish}}]${usage}}\n\n`;
 }
 
 /** The closing usage chunk of `stream_options.include_usage`. */
