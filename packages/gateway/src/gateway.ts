@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
+import type { UsageReport } from "./backends/usage.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import { ChatDispatcher } from "./dispatch/chat.ts";
 import { EmbeddingsDispatcher } from "./dispatch/embeddings.ts";
@@ -8,6 +9,9 @@ import { ShutdownSignal } from "./dispatch/shutdown.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { buildServer } from "./http/server.ts";
+import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
+import { SpendRecorder } from "./policy/spend.ts";
+import { FILTERS } from "./routing/filters/index.ts";
 import { Router } from "./routing/router.ts";
 import { Stats } from "./telemetry/stats.ts";
 import { VERSION } from "./version.ts";
@@ -31,8 +35,17 @@ export interface RunningGateway {
  */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const timeouts = { requestTimeoutMs: config.server.request_timeout_seconds * 1000 };
+  // Before anything starts: a corrupted spend state file stops start-up with a ConfigError.
+  const budget = config.budget
+    ? new Budget(config.budget, {
+        onSaveError: (error) => logger.error({ err: error }, "could not save the spend state"),
+      })
+    : undefined;
+  const prices = config.prices;
+  const spend = new SpendRecorder(prices, budget, logger);
+  const backendContext = { timeouts, onUsage: (report: UsageReport) => spend.record(report) };
   const registry = new Registry(
-    config.backends.map((settings) => createBackend(settings, timeouts)),
+    config.backends.map((settings) => createBackend(settings, backendContext)),
     {
       failureThreshold: config.healthCheck.failure_threshold,
       recoveryThreshold: config.healthCheck.recovery_threshold,
@@ -46,7 +59,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   for (const section of config.inactiveSections) {
     logger.warn(`[${section}] is accepted for nexus.toml compatibility but has no effect in this version`);
   }
-  const router = new Router({ ...config.routing, policies: config.policies });
+  const router = new Router({
+    ...config.routing,
+    policies: config.policies,
+    ...(budget ? { filters: [...FILTERS, budgetFilter(budget)], order: budgetOrder(budget) } : {}),
+  });
   const maxAttempts = config.routing.max_retries + 1;
   const health = new HealthChecker(registry, config.healthCheck);
   const shutdown = new ShutdownSignal();
@@ -57,6 +74,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     chat: new ChatDispatcher(registry, maxAttempts, logger, shutdown),
     embeddings: new EmbeddingsDispatcher(registry, maxAttempts, logger, shutdown),
     stats: new Stats(),
+    budget,
+    prices,
     logger,
     version: VERSION,
   });
@@ -87,6 +106,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       clearTimeout(grace);
       clearInterval(sweep);
       await registry.close();
+      budget?.close();
       return { cut: shutdown.cut };
     },
   };

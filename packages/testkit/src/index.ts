@@ -6,6 +6,8 @@ export {
   type FakeModel,
   type Fault,
   type RecordedRequest,
+  startFakeAnthropic,
+  startFakeGoogle,
   startFakeOllama,
   startFakeOpenAI,
   type ToolCall,

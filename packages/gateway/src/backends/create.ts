@@ -1,22 +1,11 @@
 import type { BackendSettings } from "../config/types.ts";
-import type { ClientTimeouts } from "./http-client.ts";
-import { OllamaBackend } from "./ollama.ts";
-import { OpenAICompatibleBackend } from "./openai-compatible.ts";
+import type { BackendContext } from "./module.ts";
+import { backendModule } from "./registry.ts";
 import type { Backend } from "./types.ts";
 
-/** The adapter for a configured backend type. anthropic and google are rejected when the config is loaded. */
-export function createBackend(settings: BackendSettings, timeouts: ClientTimeouts): Backend {
-  switch (settings.type) {
-    case "ollama":
-      return new OllamaBackend(settings, timeouts);
-    case "vllm":
-    case "llamacpp":
-    case "lmstudio":
-    case "exo":
-    case "generic":
-    case "openai":
-      return new OpenAICompatibleBackend(settings, timeouts);
-    default:
-      throw new Error(`backend type "${settings.type}" is not supported yet`);
-  }
+/** The adapter for a configured backend (config has already checked that its type exists). */
+export function createBackend(settings: BackendSettings, context: BackendContext): Backend {
+  const module = backendModule(settings.type);
+  if (!module) throw new Error(`backend type "${settings.type}" is not registered`);
+  return module.create(settings, context);
 }

@@ -21,7 +21,11 @@ export class BackendHttpClient {
   readonly #jsonHeaderList: string[];
   readonly #timeoutMs: number;
 
-  constructor(settings: BackendSettings, timeouts: ClientTimeouts) {
+  /**
+   * `authHeaders`: how this backend is given its key (default `Authorization: Bearer <api key>` when one is
+   * configured). Computed once; the client's own credentials are never among them.
+   */
+  constructor(settings: BackendSettings, timeouts: ClientTimeouts, authHeaders?: Record<string, string>) {
     const url = new URL(settings.url);
     this.#basePath = url.pathname.replace(/\/+$/, "");
     this.#timeoutMs = timeouts.requestTimeoutMs;
@@ -32,7 +36,8 @@ export class BackendHttpClient {
       bodyTimeout: timeouts.requestTimeoutMs,
       connect: { timeout: Math.min(10_000, timeouts.requestTimeoutMs) },
     });
-    const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+    const auth: Record<string, string> =
+      authHeaders ?? (settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.#plainHeaders = { accept: "application/json", ...auth };
     this.#jsonHeaders = { "content-type": "application/json", ...auth };
     this.#jsonHeaderList = Object.entries(this.#jsonHeaders).flat();

@@ -48,9 +48,9 @@ level = "info"                   # trace | debug | info | warn | error | fatal |
 [[backends]]
 name = "local-ollama"            # unique; the identity shown in X-Gateway-Backend, stats and logs
 url = "http://127.0.0.1:11434"   # base URL without /v1
-type = "ollama"                  # ollama | vllm | llamacpp | lmstudio | exo | generic | openai
+type = "ollama"                  # ollama | vllm | llamacpp | lmstudio | exo | generic | openai | anthropic | google
 priority = 1                     # lower is preferred
-# zone = "restricted"            # restricted | open (default: restricted for local types, open for openai)
+# zone = "restricted"            # restricted | open (default: restricted for local types, open for cloud)
 # tier = 1                       # capability tier 1-5
 # max_concurrent = 4             # requests in flight at once; more are routed elsewhere
 
@@ -71,4 +71,32 @@ priority = 1                     # lower is preferred
 # type = "openai"
 # api_key_env = "OPENAI_API_KEY" # the key is read from this environment variable, never from clients
 # priority = 90
+# organization = "org-..."       # optional: OpenAI-Organization header
+# project = "proj_..."           # optional: OpenAI-Project header
+
+# [[backends]]                   # Anthropic's Messages API, translated to and from OpenAI's format
+# name = "claude"
+# url = "https://api.anthropic.com"
+# type = "anthropic"
+# api_key_env = "ANTHROPIC_API_KEY"
+# priority = 90
+# default_max_tokens = 4096      # max_tokens when a client sends none (Anthropic requires one)
+
+# [[backends]]                   # Google's Gemini API, translated; the key goes in x-goog-api-key, never the URL
+# name = "gemini"
+# url = "https://generativelanguage.googleapis.com"
+# type = "google"
+# api_key_env = "GEMINI_API_KEY"
+# priority = 90
+
+# [budget]                       # spend limits for cloud backends (local backends cost 0)
+# monthly_limit_usd = 100
+# daily_limit_usd = 10           # optional
+# soft_limit_percent = 75        # above this, local backends are tried before cloud ones
+# hard_limit_action = "block_cloud"  # warn | block_cloud | block_all
+# state_file = "gateway-spend.json"  # spend across restarts, relative to this file
+
+# [pricing."my-finetune"]        # USD per million tokens; overrides or adds to the built-in prices
+# input_usd_per_mtok = 3
+# output_usd_per_mtok = 15
 `;

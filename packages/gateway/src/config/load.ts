@@ -1,18 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
+import { backendModule } from "../backends/registry.ts";
+import { PriceTable } from "../policy/pricing.ts";
 import { checkAliases } from "./aliases.ts";
 import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
-import {
-  BACKEND_TYPES,
-  CLOUD_TYPES,
-  configSchema,
-  INACTIVE_SECTIONS,
-  type RawConfig,
-  UNSUPPORTED_TYPES,
-} from "./schema.ts";
-import type { BackendSettings, GatewayConfig } from "./types.ts";
+import { COMMON_BACKEND_KEYS, configSchema, INACTIVE_SECTIONS, type RawConfig } from "./schema.ts";
+import type { BackendSettings, BudgetSettings, GatewayConfig } from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
 export const DEFAULT_FILE = "gateway.toml";
@@ -118,7 +114,7 @@ function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): BackendSettings[] {
+function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv, prices: PriceTable): BackendSettings[] {
   const names = new Set<string>();
   return raw.backends.map((backend, index) => {
     const where = `${source}: backends[${index}]`;
@@ -128,11 +124,17 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
       );
     }
     names.add(backend.name);
-    if (UNSUPPORTED_TYPES.has(backend.type)) {
-      const supported = BACKEND_TYPES.filter((type) => !UNSUPPORTED_TYPES.has(type)).join(", ");
-      throw new ConfigError(
-        `${where}.type: "${backend.type}" is not supported yet (cloud translation comes in a later release); allowed: ${supported}`,
-      );
+    const module = backendModule(backend.type)!; // the schema only accepts registered types
+    const options: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(backend)) {
+      if (COMMON_BACKEND_KEYS.has(key) || value === undefined) continue;
+      if (!Object.hasOwn(module.options, key)) {
+        const own = Object.keys(module.options);
+        throw new ConfigError(
+          `${where}.${key}: not a key of type "${backend.type}" backends${own.length > 0 ? `; its own keys: ${own.join(", ")}` : ""}`,
+        );
+      }
+      options[key] = value;
     }
     let apiKey: string | undefined;
     if (backend.api_key_env !== undefined) {
@@ -146,12 +148,12 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
       if (apiKey === undefined) {
         throw new ConfigError(`${where}.api_key_env: environment variable ${backend.api_key_env} is not set`);
       }
-    } else if (backend.type === "openai") {
+    } else if (module.requiresKey) {
       throw new ConfigError(
-        `${where}.api_key_env: required for type "openai" (the name of the variable holding the key)`,
+        `${where}.api_key_env: required for type "${backend.type}" (the name of the variable holding the key)`,
       );
     }
-    const kind = CLOUD_TYPES.has(backend.type) ? "cloud" : "local";
+    const kind = module.kind;
     return {
       name: backend.name,
       url: normaliseUrl(backend.url),
@@ -163,6 +165,8 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
       maxConcurrent: backend.max_concurrent,
       apiKey,
       models: backend.models ?? [],
+      prices: kind === "cloud" ? prices : undefined,
+      options,
     };
   });
 }
@@ -177,10 +181,8 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
   const aliasProblem = checkAliases(raw.routing.aliases);
   if (aliasProblem) throw new ConfigError(`${source}: routing.aliases: ${aliasProblem}`);
   const { policies, budget: _budget, ...routing } = raw.routing;
-  const inactiveSections = INACTIVE_SECTIONS.filter((name) => {
-    if (name === "routing.budget") return raw.routing.budget !== undefined;
-    return raw[name] !== undefined;
-  });
+  const inactiveSections = INACTIVE_SECTIONS.filter((name) => raw[name] !== undefined);
+  const prices = buildPrices(raw);
   return {
     source,
     server: raw.server,
@@ -188,7 +190,45 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     routing,
     policies,
     logging: { level: raw.logging.level, format: raw.logging.format },
-    backends: buildBackends(raw, source, env),
+    backends: buildBackends(raw, source, env, prices),
+    budget: buildBudget(raw, source),
+    prices,
     inactiveSections,
+  };
+}
+
+function buildPrices(raw: RawConfig): PriceTable {
+  return new PriceTable(
+    new Map(
+      [...raw.pricing].map(([model, price]) => [
+        model,
+        {
+          input: price.input_usd_per_mtok,
+          output: price.output_usd_per_mtok,
+          cacheRead: price.cache_read_usd_per_mtok,
+          cacheWrite: price.cache_write_usd_per_mtok,
+        },
+      ]),
+    ),
+  );
+}
+
+/** The spend state file when none is named: beside the configuration file (or in the working directory). */
+const DEFAULT_STATE_FILE = "gateway-spend.json";
+
+/** `[budget]`, or Nexus's `[routing.budget]` (one of the two). */
+function buildBudget(raw: RawConfig, source: string): BudgetSettings | undefined {
+  if (raw.budget !== undefined && raw.routing.budget !== undefined) {
+    throw new ConfigError(`${source}: budget: give either [budget] or [routing.budget], not both`);
+  }
+  const budget = raw.budget ?? raw.routing.budget;
+  if (budget === undefined) return undefined;
+  const base = source.startsWith("(") ? process.cwd() : dirname(resolve(source));
+  return {
+    monthlyLimitUsd: budget.monthly_limit_usd,
+    dailyLimitUsd: budget.daily_limit_usd,
+    softLimitPercent: budget.soft_limit_percent,
+    hardLimitAction: budget.hard_limit_action,
+    stateFile: resolve(base, budget.state_file ?? DEFAULT_STATE_FILE),
   };
 }

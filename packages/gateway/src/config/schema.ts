@@ -1,21 +1,9 @@
 import { z } from "zod";
+import { BACKEND_MODULES } from "../backends/registry.ts";
 
-/** Backend protocols accepted in `[[backends]] type`. anthropic and google are recognised but rejected at load. */
-export const BACKEND_TYPES = [
-  "ollama",
-  "vllm",
-  "llamacpp",
-  "lmstudio",
-  "exo",
-  "generic",
-  "openai",
-  "anthropic",
-  "google",
-] as const;
-export type BackendType = (typeof BACKEND_TYPES)[number];
-
-export const CLOUD_TYPES: ReadonlySet<BackendType> = new Set(["openai", "anthropic", "google"]);
-export const UNSUPPORTED_TYPES: ReadonlySet<BackendType> = new Set(["anthropic", "google"]);
+/** Backend types come from the backends' registry: each module declares its type, kind and extra keys. */
+export const BACKEND_TYPES: readonly string[] = BACKEND_MODULES.map((module) => module.type);
+export type BackendType = string;
 
 export const CAPABILITIES = ["completion", "vision", "tools", "json", "embeddings"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -46,17 +34,25 @@ const staticModel = z.strictObject({
   capabilities: z.array(z.enum(CAPABILITIES)).optional(),
 });
 
-const backend = z.strictObject({
+/** Keys every backend has. Keys a type adds are declared by its module (see COMMON_BACKEND_KEYS in load.ts). */
+const commonBackendKeys = {
   name: z.string().min(1),
   url: z.url({ protocol: /^https?$/ }),
-  type: z.enum(BACKEND_TYPES),
+  type: z.enum(BACKEND_TYPES as [string, ...string[]]),
   priority: z.number().int().default(50),
   api_key_env: z.string().min(1).optional(),
   zone: z.preprocess(lowerCase, z.enum(ZONES)).optional(),
   tier: z.number().int().min(1).max(5).default(1),
   max_concurrent: count.optional(),
   models: z.array(staticModel).optional(),
-});
+};
+export const COMMON_BACKEND_KEYS: ReadonlySet<string> = new Set(Object.keys(commonBackendKeys));
+
+// Every type's own keys are known here, so a typo still gets "did you mean"; load.ts then checks that each key set
+// belongs to the backend's type.
+const backend = z.strictObject(
+  Object.assign({}, ...BACKEND_MODULES.map((module) => module.options), commonBackendKeys) as typeof commonBackendKeys,
+);
 
 const server = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
@@ -89,10 +85,21 @@ const policy = z.strictObject({
 });
 
 const budget = z.strictObject({
-  monthly_limit_usd: z.number().nonnegative().optional(),
+  monthly_limit_usd: z.number().positive().optional(),
+  daily_limit_usd: z.number().positive().optional(),
   soft_limit_percent: z.number().min(0).max(100).default(75),
   hard_limit_action: z.enum(["warn", "block_cloud", "block_all"]).default("warn"),
+  /** Where spend is kept across restarts; relative paths are relative to the configuration file. */
+  state_file: z.string().min(1).optional(),
   reconciliation_interval_secs: count.default(60),
+});
+
+/** USD per million tokens for one model. */
+const price = z.strictObject({
+  input_usd_per_mtok: z.number().nonnegative(),
+  output_usd_per_mtok: z.number().nonnegative(),
+  cache_read_usd_per_mtok: z.number().nonnegative().optional(),
+  cache_write_usd_per_mtok: z.number().nonnegative().optional(),
 });
 
 const routing = z.strictObject({
@@ -154,6 +161,8 @@ export const configSchema = z.strictObject({
   routing: routing.default(routing.parse({})),
   logging: logging.default(logging.parse({})),
   backends: z.array(backend).default([]),
+  budget: budget.optional(),
+  pricing: nameTable(price),
   discovery: discovery.optional(),
   quality: quality.optional(),
   queue: queue.optional(),
@@ -162,7 +171,7 @@ export const configSchema = z.strictObject({
 });
 
 /** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
-export const INACTIVE_SECTIONS = ["discovery", "quality", "queue", "lifecycle", "fleet", "routing.budget"] as const;
+export const INACTIVE_SECTIONS = ["discovery", "quality", "queue", "lifecycle", "fleet"] as const;
 
 export type RawConfig = z.output<typeof configSchema>;
 export type BackendConfig = z.output<typeof backend>;
@@ -171,3 +180,4 @@ export type PolicyConfig = z.output<typeof policy>;
 export type ServerConfig = z.output<typeof server>;
 export type HealthCheckConfig = z.output<typeof healthCheck>;
 export type RoutingConfig = z.output<typeof routing>;
+export type BudgetConfig = z.output<typeof budget>;

@@ -1,3 +1,4 @@
+import type { PriceTable } from "../policy/pricing.ts";
 import type {
   BackendType,
   Capability,
@@ -25,6 +26,20 @@ export interface BackendSettings {
   /** Read from the environment variable named by api_key_env; never logged, never sent to clients. */
   apiKey: string | undefined;
   models: StaticModelConfig[];
+  /** Cloud backends: the gateway's price table (X-Gateway-Cost-Estimated, spend). Local backends: none, they cost 0. */
+  prices: PriceTable | undefined;
+  /** The keys only this backend's type accepts (declared by its module), validated. */
+  options: Readonly<Record<string, unknown>>;
+}
+
+/** `[budget]` (or Nexus's `[routing.budget]`), resolved. */
+export interface BudgetSettings {
+  monthlyLimitUsd: number | undefined;
+  dailyLimitUsd: number | undefined;
+  softLimitPercent: number;
+  hardLimitAction: "warn" | "block_cloud" | "block_all";
+  /** Absolute path of the spend state file. */
+  stateFile: string;
 }
 
 export interface LoggingSettings {
@@ -41,6 +56,10 @@ export interface GatewayConfig {
   policies: PolicyConfig[];
   logging: LoggingSettings;
   backends: BackendSettings[];
+  /** Undefined when no budget is configured (spend is still counted for /v1/stats, nothing is limited). */
+  budget: BudgetSettings | undefined;
+  /** The default prices overlaid with `[pricing]` (USD per million tokens). */
+  prices: PriceTable;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */
   inactiveSections: string[];
 }

@@ -1,6 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { BackendState } from "../fleet/backend-state.ts";
-import { estimateCost } from "../policy/pricing.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 
 const HEADER_NAMES = new WeakMap<BackendState, string>();
@@ -31,10 +30,8 @@ export function routeHeaders(
     "x-request-id": requestId,
   };
   if (target.fallback) headers["x-gateway-fallback-model"] = asciiHeader(target.model);
-  if (target.backend.settings.kind === "cloud") {
-    const cost = estimateCost(target.model, estimatedTokens, maxTokens);
-    if (cost !== undefined) headers["x-gateway-cost-estimated"] = cost.toFixed(6);
-  }
+  const cost = target.backend.settings.prices?.estimate(target.model, estimatedTokens, maxTokens); // cloud only
+  if (cost !== undefined) headers["x-gateway-cost-estimated"] = cost.toFixed(6);
   return headers;
 }
 

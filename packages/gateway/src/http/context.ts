@@ -3,6 +3,8 @@ import type { GatewayConfig } from "../config/types.ts";
 import type { ChatDispatcher } from "../dispatch/chat.ts";
 import type { EmbeddingsDispatcher } from "../dispatch/embeddings.ts";
 import type { Registry } from "../fleet/registry.ts";
+import type { Budget } from "../policy/budget.ts";
+import type { PriceTable } from "../policy/pricing.ts";
 import type { Router } from "../routing/router.ts";
 import type { Stats } from "../telemetry/stats.ts";
 
@@ -14,6 +16,9 @@ export interface GatewayContext {
   chat: ChatDispatcher;
   embeddings: EmbeddingsDispatcher;
   stats: Stats;
+  /** Undefined when no `[budget]` is configured. */
+  budget: Budget | undefined;
+  prices: PriceTable;
   logger: Logger;
   version: string;
 }

@@ -21,6 +21,8 @@ export interface RouterOptions {
   fallbacks: ReadonlyMap<string, readonly string[]>;
   policies: readonly PolicyConfig[];
   filters?: readonly Filter[];
+  /** Applied after the strategy (policy ordering, e.g. the budget's soft limit). */
+  order?: <C extends Candidate>(ordered: C[]) => C[];
   random?: () => number;
 }
 
@@ -103,7 +105,8 @@ export class Router {
       if (candidates.length === 0) break;
       candidates = filter(candidates, context, rejections);
     }
-    return orderCandidates(candidates, this.#options.strategy, this.#options.weights, model, this.#state);
+    const ordered = orderCandidates(candidates, this.#options.strategy, this.#options.weights, model, this.#state);
+    return this.#options.order ? this.#options.order(ordered) : ordered;
   }
 
   #reason(targets: readonly Target[], rejections: readonly Rejection[], privacy: string | undefined): RouteReason {

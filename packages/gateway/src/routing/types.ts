@@ -39,7 +39,8 @@ export type RejectionReason =
   | "tools_unsupported"
   | "json_mode_unsupported"
   | "context_length_exceeded"
-  | "at_capacity";
+  | "at_capacity"
+  | "budget_exceeded";
 
 export interface Rejection {
   backend: string;

@@ -148,11 +148,24 @@ describe("configuration", () => {
     assert.doesNotThrow(() => parseConfigText('[routing.aliases]\na = "b"\nb = "c"\nc = "d"\n', "f.toml"));
   });
 
-  it("rejects cloud types that are not supported yet, duplicate names and missing keys", () => {
-    const anthropic = '[[backends]]\nname="c"\nurl="https://api.anthropic.com"\ntype="anthropic"\napi_key_env="K"\n';
+  it("type-specific keys belong to their type; duplicate names and missing keys are rejected", () => {
+    const anthropic = '[[backends]]\nname="c"\nurl="https://api.anthropic.com"\ntype="anthropic"\n';
     assert.match(
-      errorOf(() => parseConfigText(anthropic, "f.toml", { K: "x" })),
-      /"anthropic" is not supported yet/,
+      errorOf(() => parseConfigText(anthropic, "f.toml", {})),
+      /backends\[0\]\.api_key_env: required for type "anthropic"/,
+    );
+    const versioned = parseConfigText(`${anthropic}api_key_env="K"\nanthropic_version="2023-06-01"\n`, "f.toml", {
+      K: "x",
+    });
+    assert.deepEqual(versioned.backends[0]!.options, { anthropic_version: "2023-06-01" });
+    assert.equal(versioned.backends[0]!.kind, "cloud");
+    assert.match(
+      errorOf(() => parseConfigText(`${anthropic}api_key_env="K"\norganization="org-1"\n`, "f.toml", { K: "x" })),
+      /backends\[0\]\.organization: not a key of type "anthropic" backends; its own keys: anthropic_version, default_max_tokens/,
+    );
+    assert.match(
+      errorOf(() => parseConfigText(`${anthropic}api_key_env="K"\norganisation="org-1"\n`, "f.toml", { K: "x" })),
+      /organisation: unknown key; did you mean "organization"/,
     );
     const twice =
       '[[backends]]\nname="a"\nurl="http://x"\ntype="vllm"\n[[backends]]\nname="a"\nurl="http://y"\ntype="vllm"\n';

@@ -15,6 +15,8 @@ const settings: BackendSettings = {
   maxConcurrent: undefined,
   apiKey: undefined,
   models: [],
+  prices: undefined,
+  options: {},
 };
 const backend = { settings } as unknown as Backend;
 const thresholds = { failureThreshold: 3, recoveryThreshold: 2 };

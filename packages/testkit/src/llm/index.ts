@@ -1,5 +1,21 @@
-// Fake LLM servers: an OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio, exo) and an Ollama server.
+// Fake LLM servers: an OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio, exo), an Ollama server, and
+// Anthropic's and Google's native APIs.
 
+import {
+  anthropicCredential,
+  anthropicError,
+  anthropicFaultBody,
+  anthropicRoutes,
+  anthropicUnauthorized,
+} from "./anthropic-routes.ts";
+import {
+  googleCredential,
+  googleError,
+  googleFaultBody,
+  googleRoute,
+  googleRoutes,
+  googleUnauthorized,
+} from "./google-routes.ts";
 import { ollamaError, ollamaRoutes } from "./ollama-routes.ts";
 import { openAiError, openAiFaultBody, openAiRoutes, openAiUnauthorized } from "./openai-routes.ts";
 import { type Dialect, startFakeServer } from "./server.ts";
@@ -47,6 +63,35 @@ const ollamaDialect: Dialect = {
     exchange.res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
   },
 };
+
+const anthropicDialect: Dialect = {
+  routes: new Map(anthropicRoutes()),
+  isInference: (path) => path === "/v1/messages",
+  faultBody: (status) => anthropicFaultBody(status),
+  unauthorized: anthropicUnauthorized,
+  credential: anthropicCredential,
+  notFound: (exchange) => anthropicError(exchange, 404, "not_found_error", "Not found"),
+};
+
+const googleDialect: Dialect = {
+  routes: new Map(googleRoutes()),
+  route: googleRoute,
+  isInference: (path) => /:(stream)?[gG]enerateContent$/.test(path),
+  faultBody: (status) => googleFaultBody(status),
+  unauthorized: googleUnauthorized,
+  credential: googleCredential,
+  notFound: (exchange) => googleError(exchange, 404, `Method not found: ${exchange.method} ${exchange.path}`),
+};
+
+/** Anthropic's Messages API: GET /v1/models, POST /v1/messages (JSON and SSE); the key in x-api-key. */
+export function startFakeAnthropic(options: FakeLlmOptions = {}): Promise<FakeLlmServer> {
+  return startFakeServer(options, anthropicDialect);
+}
+
+/** Google's Gemini API: GET /v1beta/models, generateContent and streamGenerateContent?alt=sse; the key in x-goog-api-key. */
+export function startFakeGoogle(options: FakeLlmOptions = {}): Promise<FakeLlmServer> {
+  return startFakeServer(options, googleDialect);
+}
 
 /** An OpenAI-compatible server: GET /v1/models, POST /v1/chat/completions (JSON and SSE), POST /v1/embeddings. */
 export function startFakeOpenAI(options: FakeLlmOptions = {}): Promise<FakeLlmServer> {

@@ -264,7 +264,12 @@ const legacyEmbeddings: Handler = (exchange) => {
 
 export function ollamaRoutes(): Array<[string, Handler]> {
   return [
-    ["GET /", (exchange) => exchange.res.writeHead(200, { "content-type": "text/plain" }).end("Ollama is running")],
+    [
+      "GET /",
+      (exchange) => {
+        exchange.res.writeHead(200, { "content-type": "text/plain" }).end("Ollama is running");
+      },
+    ],
     ["GET /api/version", (exchange) => sendJson(exchange, 200, { version: OLLAMA_VERSION })],
     ["GET /api/tags", tags],
     ["GET /api/ps", ps],

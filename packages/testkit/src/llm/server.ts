@@ -14,11 +14,14 @@ export interface Exchange {
   readonly res: ServerResponse;
   readonly method: string;
   readonly path: string;
+  readonly query: URLSearchParams;
   readonly body: ParsedBody | undefined;
   readonly options: FakeLlmOptions;
   readonly models: FakeModel[];
   /** Set when the die-mid-stream fault was in effect as the request began. */
   readonly dieAfter: number | undefined;
+  /** Set when the stream-error fault was in effect as the request began. */
+  readonly errorAfter: number | undefined;
   /** Destroys the connection on purpose (die-mid-stream): not counted as a client abort. */
   kill(): void;
 }
@@ -35,6 +38,10 @@ export interface Dialect {
   faultBody(status: number, path: string): unknown;
   /** The 401 answer when `apiKey` is set and the request does not carry it. */
   unauthorized(exchange: Exchange, provided: boolean): void;
+  /** Where this API reads its key (default: `Authorization: Bearer`). */
+  credential?(req: IncomingMessage, query: URLSearchParams): string | undefined;
+  /** Routes with parameters in the path (checked when `routes` has no exact match). */
+  route?(method: string, path: string): Handler | undefined;
   notFound(exchange: Exchange): void;
 }
 
@@ -232,6 +239,7 @@ class FakeServer implements FakeLlmServer {
     this.requests.push({
       method,
       path,
+      query: url.search,
       headers: { ...req.headers },
       body: body === undefined ? undefined : body.ok ? body.value : body.text,
     });
@@ -264,10 +272,12 @@ class FakeServer implements FakeLlmServer {
       res,
       method,
       path,
+      query: url.searchParams,
       body,
       options: this.#options,
       models: this.#models,
       dieAfter: fault.kind === "die-mid-stream" ? Math.max(0, fault.afterChunks) : undefined,
+      errorAfter: fault.kind === "stream-error" ? Math.max(0, fault.afterChunks) : undefined,
       kill: () => {
         killed = true;
         // End the socket once what was written is flushed, without the response's end: a truncated body.
@@ -286,10 +296,12 @@ class FakeServer implements FakeLlmServer {
     }
     const apiKey = this.#options.apiKey;
     if (apiKey !== undefined) {
-      const provided = bearerOf(req.headers.authorization);
+      const provided = this.#dialect.credential
+        ? this.#dialect.credential(req, url.searchParams)
+        : bearerOf(req.headers.authorization);
       if (provided !== apiKey) return this.#dialect.unauthorized(exchange, provided !== undefined);
     }
-    const handler = this.#dialect.routes.get(`${method} ${path}`);
+    const handler = this.#dialect.routes.get(`${method} ${path}`) ?? this.#dialect.route?.(method, path);
     if (!handler) return this.#dialect.notFound(exchange);
     await handler(exchange);
   }

@@ -23,6 +23,11 @@ export type Fault =
    * answer sends its headers and half of its body, then destroys the socket.
    */
   | { kind: "die-mid-stream"; afterChunks: number }
+  /**
+   * Streaming (Anthropic and Google fakes): send `afterChunks` events, then the provider's in-stream error event
+   * (Anthropic `event: error` overloaded_error; Google a `data:` error object), then end the response.
+   */
+  | { kind: "stream-error"; afterChunks: number }
   /** Answer normally after `ms`. */
   | { kind: "delay"; ms: number; scope?: FaultScope };
 
@@ -83,13 +88,20 @@ export interface FakeLlmOptions {
    * "echo: <last user message>".
    */
   reply?: (request: ChatRequest) => Reply;
-  /** When set, require `Authorization: Bearer <apiKey>` (an OpenAI-style 401 otherwise). */
+  /**
+   * When set, require this key where the API expects it: `Authorization: Bearer` (OpenAI, Ollama), `x-api-key`
+   * (Anthropic), `x-goog-api-key` or `?key=` (Google); otherwise the API's own authentication error.
+   */
   apiKey?: string;
+  /** Prompt tokens reported as read from the provider's prompt cache (Anthropic and Google fakes; default 0). */
+  cachedPromptTokens?: number;
 }
 
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string as sent ("" or "?..."). */
+  query: string;
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON when the body was JSON, the raw text otherwise, undefined when there was no body. */
   body: unknown;

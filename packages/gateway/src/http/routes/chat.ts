@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import { countPromptTokens } from "../../policy/tokens.ts";
 import { chatRequirements } from "../../routing/requirements.ts";
+import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { invalidRequest } from "../errors.ts";
 import { factsOf } from "../request-log.ts";
@@ -12,6 +14,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
   const { router, registry, stats, chat } = context;
   app.post("/v1/chat/completions", async (request, reply) => {
     stats.totalRequests++;
+    setBudgetHeaders(reply.raw, context.budget);
     const parsed = request.body as JsonBody | undefined;
     if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
     const problem = validateChat(parsed.value);
@@ -37,7 +40,10 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
         stream: body["stream"] === true,
         targets: decision.targets,
         reason: decision.reason,
-        estimatedTokens: requirements.estimatedTokens,
+        // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
+        estimatedTokens: decision.targets.some((target) => target.backend.settings.kind === "cloud")
+          ? countPromptTokens(body)
+          : requirements.estimatedTokens,
         maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
       },
       reply.raw,

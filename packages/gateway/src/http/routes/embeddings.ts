@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
+import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { factsOf } from "../request-log.ts";
@@ -12,6 +13,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
   const { router, registry, stats, embeddings } = context;
   app.post("/v1/embeddings", async (request, reply) => {
     stats.totalRequests++;
+    setBudgetHeaders(reply.raw, context.budget);
     const parsed = request.body as JsonBody | undefined;
     if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
     const input = validateEmbeddings(parsed.value);

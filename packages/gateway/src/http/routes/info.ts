@@ -55,7 +55,10 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
   });
 
   app.get("/v1/stats", async (_request, reply) => {
-    sendJson(reply, statsBody(stats, registry));
+    const body = statsBody(stats, registry);
+    // Like Nexus: the budget object is there when a budget is configured.
+    if (context.budget) body["budget"] = context.budget.statsBody();
+    sendJson(reply, body);
   });
 }
 

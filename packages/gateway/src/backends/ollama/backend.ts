@@ -1,7 +1,7 @@
-import type { Capability } from "../config/types.ts";
-import { capabilitySet } from "./model-facts.ts";
-import { OpenAICompatibleBackend } from "./openai-compatible.ts";
-import type { EmbeddingsCall, ModelInfo, UpstreamReply } from "./types.ts";
+import type { Capability } from "../../config/types.ts";
+import { capabilitySet } from "../model-facts.ts";
+import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
+import type { EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
 
 interface ShowFacts {
   digest: string;

@@ -1,18 +1,20 @@
-import type { BackendSettings } from "../config/types.ts";
-import { BackendHttpClient, type ClientTimeouts } from "./http-client.ts";
-import { modelFromListEntry } from "./model-facts.ts";
-import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply } from "./types.ts";
-import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
+import type { BackendSettings } from "../../config/types.ts";
+import { BackendHttpClient } from "../http-client.ts";
+import { modelFromListEntry } from "../model-facts.ts";
+import type { BackendContext } from "../module.ts";
+import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
+import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 
-/** vLLM, llama.cpp server, LM Studio, exo, generic OpenAI-compatible servers and OpenAI itself. */
+/** vLLM, llama.cpp server, LM Studio, exo and generic OpenAI-compatible servers: chat relayed byte for byte. */
 export class OpenAICompatibleBackend implements Backend {
   protected readonly client: BackendHttpClient;
 
   constructor(
     readonly settings: BackendSettings,
-    timeouts: ClientTimeouts,
+    protected readonly context: BackendContext,
+    authHeaders?: Record<string, string>,
   ) {
-    this.client = new BackendHttpClient(settings, timeouts);
+    this.client = new BackendHttpClient(settings, context.timeouts, authHeaders);
   }
 
   async probe(timeoutMs: number): Promise<ModelInfo[]> {

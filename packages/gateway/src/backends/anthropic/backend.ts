@@ -1,0 +1,73 @@
+import type { BackendSettings } from "../../config/types.ts";
+import { type BackendContext, optionsOf } from "../module.ts";
+import type { ChatRequest } from "../openai-chat.ts";
+import { type NativeRequest, TranslatedBackend } from "../translated-backend.ts";
+import type { ResponseTranslator } from "../translated-call.ts";
+import type { ModelInfo } from "../types.ts";
+import { toOpenAiError } from "./errors.ts";
+import { anthropicOptions } from "./index.ts";
+import { toAnthropicRequest } from "./request.ts";
+import { toChatCompletion, usageOf } from "./response.ts";
+import { AnthropicStreamTranslator } from "./stream.ts";
+import type { AnthropicResponse } from "./types.ts";
+
+export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+/** max_tokens when the client sends none: Anthropic requires the field, OpenAI does not. */
+export const DEFAULT_MAX_TOKENS = 4096;
+/** Every current Claude model has a 200k-token context window. */
+const CLAUDE_CONTEXT = 200_000;
+
+/** Anthropic's Messages API behind OpenAI's chat completions. */
+export class AnthropicBackend extends TranslatedBackend {
+  readonly #defaultMaxTokens: number;
+
+  constructor(settings: BackendSettings, context: BackendContext) {
+    const options = optionsOf(settings, anthropicOptions);
+    super(settings, context, {
+      "x-api-key": settings.apiKey ?? "",
+      "anthropic-version": options.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
+    });
+    this.#defaultMaxTokens = options.default_max_tokens ?? DEFAULT_MAX_TOKENS;
+  }
+
+  /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */
+  async probe(timeoutMs: number): Promise<ModelInfo[]> {
+    const list = (await this.client.getJson("/v1/models?limit=1000", timeoutMs)) as { data?: unknown } | null;
+    if (!list || !Array.isArray(list.data)) throw new Error("GET /v1/models answered without a data array");
+    const models: ModelInfo[] = [];
+    for (const entry of list.data as Array<{ id?: unknown; created_at?: unknown }>) {
+      if (typeof entry?.id !== "string" || entry.id === "") continue;
+      const created = typeof entry.created_at === "string" ? Date.parse(entry.created_at) : Number.NaN;
+      models.push({
+        id: entry.id,
+        contextLength: CLAUDE_CONTEXT,
+        // No JSON mode: routing keeps response_format requests away from Claude.
+        capabilities: new Set(["completion", "vision", "tools"]),
+        created: Number.isNaN(created) ? undefined : Math.floor(created / 1000),
+      });
+    }
+    return models;
+  }
+
+  protected toNative(request: ChatRequest): NativeRequest {
+    const native = toAnthropicRequest(request, this.#defaultMaxTokens);
+    return { path: "/v1/messages", body: JSON.stringify(native), stream: native.stream === true };
+  }
+
+  protected translator(request: ChatRequest): ResponseTranslator {
+    const created = Math.floor(Date.now() / 1000);
+    const stream = new AnthropicStreamTranslator(request, created);
+    let usage: ReturnType<ResponseTranslator["usage"]>;
+    return {
+      response: (native) => {
+        const completion = toChatCompletion(native as AnthropicResponse, created);
+        usage = usageOf((native as AnthropicResponse).usage);
+        return JSON.stringify(completion);
+      },
+      event: (event) => stream.event(event),
+      finish: () => stream.finish(),
+      error: toOpenAiError,
+      usage: () => usage ?? stream.usage(),
+    };
+  }
+}

@@ -1,0 +1,61 @@
+import type { BackendSettings } from "../../config/types.ts";
+import { countPromptTokens } from "../../policy/tokens.ts";
+import { type BackendContext, optionsOf } from "../module.ts";
+import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
+import type { EmbeddingsCall, UpstreamReply } from "../types.ts";
+import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
+import { openAiOptions } from "./index.ts";
+import { UsageObserver } from "./usage-observer.ts";
+
+function authHeaders(settings: BackendSettings): Record<string, string> {
+  const options = optionsOf(settings, openAiOptions);
+  const headers: Record<string, string> = {};
+  if (settings.apiKey) headers["authorization"] = `Bearer ${settings.apiKey}`;
+  if (options.organization) headers["openai-organization"] = options.organization;
+  if (options.project) headers["openai-project"] = options.project;
+  return headers;
+}
+
+/**
+ * OpenAI's cloud API. Requests and answers pass through byte for byte; the answer is only read on the side, for the
+ * tokens it used (the `usage` OpenAI reports, or a count of the streamed text when a stream carries none).
+ */
+export class OpenAiCloudBackend extends OpenAICompatibleBackend {
+  constructor(settings: BackendSettings, context: BackendContext) {
+    super(settings, context, authHeaders(settings));
+  }
+
+  override chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
+    let request: Record<string, unknown> = {};
+    try {
+      request = JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as Record<string, unknown>;
+    } catch {
+      // dispatch sends what it validated; an unparsable body is only counted as 0 tokens.
+    }
+    const model = typeof request["model"] === "string" ? request["model"] : "";
+    const observer = new UsageObserver({
+      out: sink,
+      stream: request["stream"] === true,
+      countPrompt: () => countPromptTokens(request),
+      onUsage: (usage, reported) => this.context.onUsage({ backend: this.settings.name, model, usage, reported }),
+    });
+    return this.client.dispatch("/v1/chat/completions", body, requestId, observer);
+  }
+
+  override async embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
+    const reply = await super.embeddings(call, requestId, signal);
+    if (reply.statusCode === 200) {
+      try {
+        const tokens = (JSON.parse(reply.body.toString("utf8")) as { usage?: { prompt_tokens?: unknown } }).usage
+          ?.prompt_tokens;
+        if (typeof tokens === "number") {
+          const usage = { inputTokens: tokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+          this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
+        }
+      } catch {
+        // relayed as it is; nothing to count
+      }
+    }
+    return reply;
+  }
+}

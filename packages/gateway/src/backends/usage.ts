@@ -1,0 +1,32 @@
+/** Tokens one call consumed, in the provider-neutral shape spend accounting needs. */
+export interface TokenUsage {
+  /** Prompt tokens billed at the full input price (excludes cache reads and cache writes). */
+  inputTokens: number;
+  /** Prompt tokens read from the provider's prompt cache (billed at the cache-read price). */
+  cacheReadTokens: number;
+  /** Prompt tokens written to the provider's prompt cache (billed at the cache-write price). */
+  cacheWriteTokens: number;
+  outputTokens: number;
+}
+
+export interface UsageReport {
+  backend: string;
+  /** The model name the provider was asked for (prices are looked up by it). */
+  model: string;
+  usage: TokenUsage;
+  /** False when the provider reported no usage and the gateway counted the tokens itself. */
+  reported: boolean;
+}
+
+/** OpenAI's `usage` object from a provider-neutral usage. */
+export function openAiUsage(usage: TokenUsage): Record<string, unknown> {
+  const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: usage.outputTokens,
+    total_tokens: prompt + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens },
+  };
+}
+
+export const NO_USAGE: TokenUsage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };

@@ -1,0 +1,43 @@
+import { countTokens as countBpe } from "gpt-tokenizer";
+
+/**
+ * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the
+ * event-loop time one request can take (a 10 MB prompt would otherwise block for seconds).
+ */
+const MAX_TOKENISED_CHARS = 256 * 1024;
+/** OpenAI's per-message overhead in chat prompts (role markers). */
+const TOKENS_PER_MESSAGE = 3;
+/** A rough count for an image part (OpenAI's low-detail price); providers differ, this is an estimate. */
+const TOKENS_PER_IMAGE = 85;
+
+/** Tokens in `text` with o200k_base (GPT-4o's encoding; a close estimate for other providers' models). */
+export function countTextTokens(text: string): number {
+  if (text.length <= MAX_TOKENISED_CHARS) return countBpe(text);
+  const sample = countBpe(text.slice(0, MAX_TOKENISED_CHARS));
+  return Math.ceil((sample * text.length) / MAX_TOKENISED_CHARS);
+}
+
+/** Counts a chat request's prompt: message texts, tool definitions and a fixed overhead per message and image. */
+export function countPromptTokens(body: Record<string, unknown>): number {
+  const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
+  let text = "";
+  let images = 0;
+  for (const message of messages) {
+    if (!message || typeof message !== "object") continue;
+    const content = (message as Record<string, unknown>)["content"];
+    if (typeof content === "string") text += `${content}\n`;
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (!part || typeof part !== "object") continue;
+        const record = part as Record<string, unknown>;
+        if (typeof record["text"] === "string") text += `${record["text"]}\n`;
+        else images++;
+      }
+    }
+    const calls = (message as Record<string, unknown>)["tool_calls"];
+    if (Array.isArray(calls)) text += `${JSON.stringify(calls)}\n`;
+    if (text.length > MAX_TOKENISED_CHARS * 4) break;
+  }
+  if (Array.isArray(body["tools"])) text += JSON.stringify(body["tools"]);
+  return countTextTokens(text) + messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
+}

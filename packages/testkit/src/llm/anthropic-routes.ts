@@ -1,0 +1,273 @@
+// Anthropic's Messages API as api.anthropic.com serves it: GET /v1/models, POST /v1/messages (JSON and SSE), with its
+// header checks, validation messages and error shapes ({"type":"error","error":{"type","message"}}).
+import type { IncomingMessage } from "node:http";
+import { streamAnthropic } from "./anthropic-stream.ts";
+import { countTokens, defaultReply, textOf } from "./content.ts";
+import { buildAnswer } from "./reply.ts";
+import { type Exchange, type Handler, sendJson } from "./server.ts";
+import type { ChatMessage, ChatRequest } from "./types.ts";
+
+const ALLOWED_FIELDS = new Set([
+  "model",
+  "messages",
+  "max_tokens",
+  "system",
+  "temperature",
+  "top_p",
+  "top_k",
+  "stop_sequences",
+  "stream",
+  "tools",
+  "tool_choice",
+  "metadata",
+  "thinking",
+  "service_tier",
+]);
+const BLOCK_TYPES = new Set(["text", "image", "tool_use", "tool_result", "document", "thinking", "redacted_thinking"]);
+let sequence = 0;
+
+export function anthropicError(exchange: Exchange, status: number, type: string, message: string): void {
+  sendJson(exchange, status, { type: "error", error: { type, message }, request_id: `req_fake${++sequence}` });
+}
+
+export function anthropicFaultBody(status: number): unknown {
+  const [type, message] =
+    status === 529
+      ? ["overloaded_error", "Overloaded"]
+      : status === 429
+        ? ["rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"]
+        : status >= 500
+          ? ["api_error", "Internal server error"]
+          : ["invalid_request_error", `fake fault: status ${status}`];
+  return { type: "error", error: { type, message } };
+}
+
+/** The documented x-api-key header; newer SDKs send the same key as a Bearer token, which the API also accepts. */
+export function anthropicCredential(req: IncomingMessage): string | undefined {
+  const key = req.headers["x-api-key"];
+  if (typeof key === "string") return key;
+  return req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+}
+
+export function anthropicUnauthorized(exchange: Exchange, provided: boolean): void {
+  anthropicError(
+    exchange,
+    401,
+    "authentication_error",
+    provided ? "invalid x-api-key" : "x-api-key header is required",
+  );
+}
+
+type Block = Record<string, unknown>;
+
+function blocksOf(content: unknown): Block[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? (content as Block[]) : [];
+}
+
+/** The problem with a request body, as Anthropic words it, or undefined. */
+function validate(body: Record<string, unknown>, exchange: Exchange): string | undefined {
+  for (const field of Object.keys(body)) {
+    if (!ALLOWED_FIELDS.has(field)) return `${field}: Extra inputs are not permitted`;
+  }
+  if (typeof body["model"] !== "string") return "model: Field required";
+  if (body["max_tokens"] === undefined) return "max_tokens: Field required";
+  if (!Number.isInteger(body["max_tokens"]) || (body["max_tokens"] as number) < 1) {
+    return "max_tokens: Input should be a valid integer greater than or equal to 1";
+  }
+  const temperature = body["temperature"];
+  if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 1)) {
+    return "temperature: Input should be less than or equal to 1";
+  }
+  if (body["system"] !== undefined && typeof body["system"] !== "string" && !Array.isArray(body["system"])) {
+    return "system: Input should be a valid string or list";
+  }
+  const messages = body["messages"];
+  if (!Array.isArray(messages)) return "messages: Field required";
+  if (messages.length === 0) return "messages: at least one message is required";
+  let pendingToolUses: string[] = [];
+  for (const [index, message] of (messages as Block[]).entries()) {
+    const role = message?.["role"];
+    if (role !== "user" && role !== "assistant") return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    const blocks = blocksOf(message["content"]);
+    if (typeof message["content"] !== "string" && !Array.isArray(message["content"])) {
+      return `messages.${index}.content: Input should be a valid string or list`;
+    }
+    for (const [position, block] of blocks.entries()) {
+      if (!BLOCK_TYPES.has(block?.["type"] as string)) {
+        return `messages.${index}.content.${position}.type: Input tag '${String(block?.["type"])}' found using 'type' does not match any of the expected tags`;
+      }
+      if (block["type"] === "image") {
+        const source = block["source"] as Block | undefined;
+        const ok =
+          (source?.["type"] === "base64" &&
+            typeof source["media_type"] === "string" &&
+            typeof source["data"] === "string") ||
+          (source?.["type"] === "url" && typeof source["url"] === "string");
+        if (!ok) return `messages.${index}.content.${position}.image.source: invalid image source`;
+      }
+      if (
+        block["type"] === "tool_use" &&
+        (typeof block["id"] !== "string" || typeof block["name"] !== "string" || typeof block["input"] !== "object")
+      ) {
+        return `messages.${index}.content.${position}.tool_use: id, name and input are required`;
+      }
+    }
+    const results = blocks.filter((block) => block["type"] === "tool_result").map((block) => block["tool_use_id"]);
+    if (role === "user") {
+      for (const id of results) {
+        if (!pendingToolUses.includes(id as string)) {
+          return `messages.${index}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+        }
+      }
+      const missing = pendingToolUses.filter((id) => !results.includes(id));
+      if (missing.length > 0) {
+        return `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+      pendingToolUses = [];
+    } else {
+      if (results.length > 0) return `messages.${index}: tool_result blocks are only allowed in user messages`;
+      pendingToolUses = blocks.filter((block) => block["type"] === "tool_use").map((block) => block["id"] as string);
+    }
+  }
+  const tools = body["tools"];
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) return "tools: Input should be a valid list";
+    for (const [index, tool] of (tools as Block[]).entries()) {
+      if (typeof tool?.["name"] !== "string") return `tools.${index}.name: Field required`;
+      if (!tool["input_schema"] || typeof tool["input_schema"] !== "object")
+        return `tools.${index}.input_schema: Field required`;
+    }
+  }
+  if (!exchange.models.some((model) => model.id === body["model"])) return undefined; // 404 below
+  return undefined;
+}
+
+/** The request as the configured `reply` sees it (OpenAI's shape), so all fakes answer alike. */
+export function asChatRequest(body: Record<string, unknown>): ChatRequest {
+  const messages: ChatMessage[] = [];
+  if (typeof body["system"] === "string") messages.push({ role: "system", content: body["system"] });
+  for (const message of body["messages"] as Block[]) {
+    const blocks = blocksOf(message["content"]);
+    const toolResults = blocks.filter((block) => block["type"] === "tool_result");
+    for (const result of toolResults) {
+      const content = typeof result["content"] === "string" ? result["content"] : textOf(result["content"]);
+      messages.push({ role: "tool", tool_call_id: result["tool_use_id"] as string, content });
+    }
+    const text = blocks
+      .filter((block) => block["type"] === "text")
+      .map((block) => block["text"])
+      .join("");
+    const toolUses = blocks.filter((block) => block["type"] === "tool_use");
+    if (text !== "" || toolUses.length > 0 || toolResults.length === 0) {
+      messages.push({
+        role: message["role"] as string,
+        content: text,
+        ...(toolUses.length > 0
+          ? {
+              tool_calls: toolUses.map((use) => ({
+                id: use["id"],
+                type: "function",
+                function: { name: use["name"], arguments: JSON.stringify(use["input"]) },
+              })),
+            }
+          : {}),
+      });
+    }
+  }
+  const tools = Array.isArray(body["tools"])
+    ? (body["tools"] as Block[]).map((tool) => ({ type: "function", function: { name: tool["name"] } }))
+    : undefined;
+  const noTools = (body["tool_choice"] as Block | undefined)?.["type"] === "none";
+  return {
+    model: body["model"] as string,
+    messages,
+    ...(tools && !noTools ? { tools } : {}),
+    max_tokens: body["max_tokens"],
+  };
+}
+
+function promptTokensOf(request: ChatRequest): number {
+  return request.messages.reduce((sum, message) => sum + countTokens(textOf(message.content)) + 3, 0);
+}
+
+function messages(): Handler {
+  return async (exchange) => {
+    if (typeof exchange.req.headers["anthropic-version"] !== "string") {
+      return anthropicError(exchange, 400, "invalid_request_error", "anthropic-version: header is required");
+    }
+    const parsed = exchange.body;
+    if (!parsed?.ok || !parsed.value || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+      return anthropicError(
+        exchange,
+        400,
+        "invalid_request_error",
+        "There was an error parsing the body of your request",
+      );
+    }
+    const body = parsed.value as Record<string, unknown>;
+    const problem = validate(body, exchange);
+    if (problem) return anthropicError(exchange, 400, "invalid_request_error", problem);
+    const model = exchange.models.find((candidate) => candidate.id === body["model"]);
+    if (!model) return anthropicError(exchange, 404, "not_found_error", `model: ${String(body["model"])}`);
+    const request = asChatRequest(body);
+    const answer = buildAnswer(request, exchange.options.reply ?? defaultReply, ++sequence);
+    const id = `msg_fake${sequence}`;
+    const cached = exchange.options.cachedPromptTokens ?? 0;
+    const usage = {
+      input_tokens: promptTokensOf(request),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: cached,
+      output_tokens: answer.completionTokens,
+    };
+    const stopReason =
+      answer.finishReason === "tool_calls" ? "tool_use" : answer.finishReason === "length" ? "max_tokens" : "end_turn";
+    const content = answer.toolCalls
+      ? answer.toolCalls.map((call) => ({
+          type: "tool_use",
+          id: `toolu_${call.id.replace(/^call_/, "")}`,
+          name: call.name,
+          input: JSON.parse(call.arguments),
+        }))
+      : [{ type: "text", text: answer.text }];
+    const headers = { "request-id": `req_fake${sequence}` };
+    if (body["stream"] === true) {
+      await streamAnthropic(exchange, { id, model: model.id, content, stopReason, usage, headers });
+      return;
+    }
+    sendJson(
+      exchange,
+      200,
+      {
+        id,
+        type: "message",
+        role: "assistant",
+        model: model.id,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      },
+      headers,
+    );
+  };
+}
+
+function listModels(): Handler {
+  return (exchange) => {
+    const data = exchange.models.map((model) => ({
+      type: "model",
+      id: model.id,
+      display_name: model.id,
+      created_at: "2025-02-19T00:00:00Z",
+    }));
+    sendJson(exchange, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+  };
+}
+
+export function anthropicRoutes(): Array<[string, Handler]> {
+  return [
+    ["GET /v1/models", listModels()],
+    ["POST /v1/messages", messages()],
+  ];
+}
