@@ -1,3 +1,13 @@
+export {
+  type BotAction,
+  type DiscordHuman,
+  type DiscordSimulator,
+  type DiscordSimulatorOptions,
+  Intent as DiscordIntent,
+  type MessageObject as DiscordMessageObject,
+  type RateLimitOptions,
+  startDiscordSimulator,
+} from "./discord.ts";
 export { Inbox } from "./inbox.ts";
 export { connectIrcUser, type IrcEvent, type IrcUser, type IrcUserOptions } from "./irc-user.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
