@@ -2,9 +2,11 @@
 // index.ts, plus one line here.
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
+import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
   ircProtocol,
+  discordProtocol,
 ]); // biome-ignore format: one protocol per line

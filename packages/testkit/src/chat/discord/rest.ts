@@ -94,7 +94,8 @@ export function restRoutes(context: RestContext): Route[] {
       if ((parent === undefined || parent.channel_id !== channel.id) && reference.fail_if_not_exists !== false) {
         return invalidFormBody("message_reference", "REPLIES_UNKNOWN_MESSAGE", "Unknown message");
       }
-      if (parent === undefined) delete body.message_reference;
+      // A reply can only point into its own channel.
+      if (parent === undefined || parent.channel_id !== channel.id) delete body.message_reference;
     }
     return undefined;
   }
