@@ -32,6 +32,7 @@ import { isUnknownMessage, loginError, sendError } from "./errors.ts";
 import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./inbound.ts";
 import type { DISCORD_KEYS } from "./keys.ts";
 import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_USERNAME_MAX } from "./outbound.ts";
+import { stopShardReconnects } from "./shard-reconnect.ts";
 import { ChannelWebhooks } from "./webhooks.ts";
 
 type Settings = AccountConfig<typeof DISCORD_KEYS>["settings"];
@@ -248,6 +249,7 @@ export class DiscordConnection implements Connection {
     if (client === undefined) return;
     client.removeAllListeners();
     client.on(Events.Error, () => {});
+    stopShardReconnects(client);
     await client.destroy();
   }
 
