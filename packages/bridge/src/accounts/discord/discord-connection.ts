@@ -118,7 +118,7 @@ export class DiscordConnection implements Connection {
     }
     this.#ids.set(request.channel, channel.id);
     this.#names.set(channel.id, request.channel);
-    const webhookURL = typeof request.options.WebhookURL === "string" ? request.options.WebhookURL : "";
+    const webhookURL = optionText(request.options, "WebhookURL");
     await this.#webhooks?.setUp(channel, webhookURL, this.#settings.AutoWebhooks, client.application?.id ?? "");
   }
 
@@ -353,12 +353,23 @@ function stripBotPrefix(token: string): string {
   return token.trim().replace(/^Bot\s+/i, "");
 }
 
+/** A gateway option by name, matched case-insensitively like every other config key. */
+function optionText(options: Readonly<Record<string, unknown>>, name: string): string {
+  const found = Object.entries(options).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  return typeof found?.[1] === "string" ? found[1] : "";
+}
+
 function splitIds(id: string): string[] {
   return id === "" ? [] : id.split(";");
 }
 
-function webhookUsername(username: string): string {
-  const trimmed = username.trim();
+/**
+ * A name Discord accepts for a webhook message: 1 to 80 characters, and never containing "discord" or "clyde"
+ * (Discord refuses the whole message then, e.g. for RemoteNickFormat "{NICK} ({PROTOCOL})" from Discord): a
+ * zero-width space is put inside those words.
+ */
+export function webhookUsername(username: string): string {
+  const trimmed = username.trim().replace(/(disc)(ord)|(cl)(yde)/gi, (_m, a, b, c, d) => `${a ?? c}\u200b${b ?? d}`);
   return trimmed === "" ? "unknown" : trimmed.slice(0, WEBHOOK_USERNAME_MAX);
 }
 
