@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runToExit } from "@switchboard/testkit";
+import { PROTOCOLS } from "../src/accounts/registry.ts";
 import { BIN, startBridgeProcess } from "./bridge-process.ts";
 import { http, openStream, post, readMessages } from "./helpers.ts";
 
@@ -80,12 +81,16 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
   });
 
   it("a protocol that is not supported yet names the supported ones", async () => {
-    const path = configFile(`[matrix.org]\nServer = "https://matrix.org"\n${gateway("g", "matrix.org")}`);
-    await expectConfigError(["-conf", path], /protocol "matrix" is not supported yet; supported protocols: api, irc/);
+    const supported = PROTOCOLS.names.join(", ");
+    const path = configFile(`[msteams.work]\nTenantID = "t"\n${gateway("g", "msteams.work")}`);
+    await expectConfigError(
+      ["-conf", path],
+      new RegExp(`protocol "msteams" is not supported yet; supported protocols: ${supported}$`, "m"),
+    );
     const unknown = configFile(`[foo.a]\nX = 1\n${gateway("g", "foo.a")}`);
     await expectConfigError(
       ["-conf", unknown],
-      /protocol "foo" is not a known protocol; supported protocols: api, irc/,
+      new RegExp(`protocol "foo" is not a known protocol; supported protocols: ${supported}$`, "m"),
     );
   });
 

@@ -2,12 +2,14 @@
 // index.ts, plus one line here.
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
+import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
+  discordProtocol,
   ircProtocol,
   telegramProtocol,
   xmppProtocol,

@@ -187,13 +187,16 @@ export class Router implements MessageSink {
   ): string | Promise<string> {
     if (parent === "") return "";
     if (!preserve || parentKey === undefined) return PARENT_NOT_FOUND;
-    const prefix = `${to.account.id} `;
-    if (parentKey.startsWith(prefix)) return parentKey.slice(prefix.length);
+    // The destination channel's own copy first: when the parent was posted on another channel of the same account,
+    // that channel's id of it would point to the wrong channel.
     const copy = gateway.cache
       .get(parentKey)
       ?.find((c) => c.account === to.account.id && c.channel === to.config.channel);
     if (copy?.pending !== undefined) return copy.pending.then((id) => (id === "" ? PARENT_NOT_FOUND : id));
-    return copy?.id || PARENT_NOT_FOUND;
+    if (copy?.id) return copy.id;
+    const prefix = `${to.account.id} `;
+    if (parentKey.startsWith(prefix)) return parentKey.slice(prefix.length);
+    return PARENT_NOT_FOUND;
   }
 
   /** A failing destination never stops the others. */

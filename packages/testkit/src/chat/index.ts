@@ -1,9 +1,19 @@
+export {
+  type BotAction as DiscordBotAction,
+  type DiscordHuman,
+  type DiscordSimulator,
+  type DiscordSimulatorOptions,
+  Intent as DiscordIntent,
+  type MessageObject as DiscordMessageObject,
+  type RateLimitOptions,
+  startDiscordSimulator,
+} from "./discord.ts";
 export { Inbox } from "./inbox.ts";
 export { connectIrcUser, type IrcEvent, type IrcUser, type IrcUserOptions } from "./irc-user.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {
-  type BotAction,
+  type BotAction as TelegramBotAction,
   type MessageEntity,
   type SayOptions,
   type SimulatedBot,
