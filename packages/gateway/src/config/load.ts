@@ -189,6 +189,8 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     policies,
     logging: { level: raw.logging.level, format: raw.logging.format },
     backends: buildBackends(raw, source, env),
+    queue: raw.queue,
+    quality: raw.quality,
     inactiveSections,
   };
 }

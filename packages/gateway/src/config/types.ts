@@ -3,6 +3,8 @@ import type {
   Capability,
   HealthCheckConfig,
   PolicyConfig,
+  QualityConfig,
+  QueueConfig,
   RoutingConfig,
   ServerConfig,
   StaticModelConfig,
@@ -41,6 +43,10 @@ export interface GatewayConfig {
   policies: PolicyConfig[];
   logging: LoggingSettings;
   backends: BackendSettings[];
+  /** `[queue]`: waiting for capacity. */
+  queue: QueueConfig;
+  /** `[quality]`: error-rate exclusion and time-to-first-token scoring. */
+  quality: QualityConfig;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */
   inactiveSections: string[];
 }

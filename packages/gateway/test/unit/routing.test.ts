@@ -49,6 +49,7 @@ function fleet(backends: Fake[]): FleetView<Fake> {
   return {
     backendsFor: (model) => backends.filter((b) => b.modelsById.has(model)),
     knows: (model) => backends.some((b) => b.modelsById.has(model)),
+    modelIds: () => new Set(backends.flatMap((b) => [...b.modelsById.keys()])),
     healthyModelIds: () =>
       [...new Set(backends.filter((b) => b.status === "healthy").flatMap((b) => [...b.modelsById.keys()]))].sort(),
   };
@@ -242,8 +243,12 @@ describe("routing", () => {
       backend("full", { "secret-1": {} }, { tier: 3, max: 2, pending: 2 }),
     ];
     const decision = router({ policies }).decide("secret-1", chat(), fleet(backends));
-    assert.equal(decision.outcome, "unavailable");
-    if (decision.outcome !== "unavailable") return;
+    assert.equal(decision.outcome, "at_capacity", "only capacity turned the last one away: the request may wait");
+    if (decision.outcome !== "at_capacity") return;
+    assert.deepEqual(
+      decision.blocked.map((t) => t.backend.name),
+      ["full"],
+    );
     assert.deepEqual(
       decision.rejections.map((x) => [x.backend, x.reason]),
       [
