@@ -47,6 +47,6 @@ export class ServiceTimes {
     }
     if (observed === 0 || capacity === 0) return null;
     const seconds = ((total / observed) * (Math.floor(ahead / capacity) + 1)) / 1000;
-    return Math.round(seconds * 100) / 100;
+    return Math.round(seconds * 1000) / 1000;
   }
 }
