@@ -4,7 +4,7 @@ import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/tes
 import OpenAI from "openai";
 import { request } from "undici";
 import type { RunningGateway } from "../src/gateway.ts";
-import { backendToml, Closers, hello, postJson, sseData, startTestGateway } from "./helpers.ts";
+import { backendToml, Closers, eventCount, hello, postJson, sseData, startTestGateway } from "./helpers.ts";
 
 const say = (model: string, text: string, extra: Record<string, unknown> = {}) =>
   hello(model, { messages: [{ role: "user", content: text }], ...extra });
@@ -16,23 +16,8 @@ function received(fake: FakeLlmServer): string[] {
     .map((r) => (r.body as { messages: { content: string }[] }).messages.at(-1)!.content);
 }
 
-/** Resolves once `count` requests (matching `match`) are waiting in the queue. */
-function queuedCount(gateway: RunningGateway, count: number, match: (id: string) => boolean = () => true) {
-  let seen = 0;
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`only ${seen} of ${count} requests were queued within 10 s`));
-    }, 10_000);
-    const off = gateway.events.on("queued", (event) => {
-      if (!match(event.requestId)) return;
-      if (++seen < count) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
+/** Resolves once `count` more requests are waiting in the queue. */
+const queuedCount = (gateway: RunningGateway, count: number) => eventCount(gateway, "queued", count);
 
 describe("the priority queue, through HTTP", () => {
   const closers = new Closers();
