@@ -42,7 +42,12 @@ describe("strict and flexible tiers, privacy through the queue and substitution"
     postJson(`${gateway.url}/v1/chat/completions`, hello(model), headers);
 
   it("strict (the default, or X-Gateway-Strict: true): 503 with required_tier and the rejection headers", async () => {
-    for (const headers of [{}, { "x-gateway-strict": "true" }, { "x-gateway-strict": "true", ...FLEXIBLE }]) {
+    const variants: Record<string, string>[] = [
+      {},
+      { "x-gateway-strict": "true" },
+      { "x-gateway-strict": "true", ...FLEXIBLE },
+    ];
+    for (const headers of variants) {
       const response = await chat("big", headers);
       assert.equal(response.status, 503, response.text);
       const body = response.json();
