@@ -2,11 +2,12 @@
 // (1,000) arrive at once in front of one backend with `max_concurrent = C` (8) that takes S ms (20) per request, so
 // N − C of them wait in the queue. The ideal is the backend never idle: ceil(N / C) · S. Reported: throughput against
 // that ideal, the backend's peak concurrency (must never exceed C), and the queue's own cost per request — compared
-// with a baseline where the same C-at-a-time load comes from C client workers and nothing queues in the gateway.
+// with a baseline where the same C-at-a-time load comes from C client workers and nothing queues in the gateway, and
+// measured in process without HTTP (in-process.ts). The gateway runs from dist/ as deployed; the backend runs in its
+// own process (upstream.ts); the load generator is this process. Nothing is pinned: read the ratios.
 // Flags: --requests N (1000) --concurrent C (8) --service-ms S (20) --rounds R (1)
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,51 +35,24 @@ const rounds = Number(values.rounds);
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 const BODY = JSON.stringify({ model: "queued-model", messages: [{ role: "user", content: "hello" }] });
-const ANSWER = Buffer.from(
-  JSON.stringify({
-    id: "chatcmpl-queue",
-    object: "chat.completion",
-    created: 1_700_000_000,
-    model: "queued-model",
-    choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  }),
-);
-const MODELS = Buffer.from(JSON.stringify({ object: "list", data: [{ id: "queued-model", object: "model" }] }));
 
-/** A backend that takes `serviceMs` per chat request (a timer, no CPU) and records its peak concurrency. */
-function startUpstream(): Promise<{ server: Server; url: string; peak: () => number; reset: () => void }> {
-  let inFlight = 0;
-  let peak = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (req.url === "/v1/models") {
-        res.writeHead(200, { "content-type": "application/json", "content-length": MODELS.length }).end(MODELS);
-        return;
-      }
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      setTimeout(() => {
-        inFlight--;
-        res.writeHead(200, { "content-type": "application/json", "content-length": ANSWER.length }).end(ANSWER);
-      }, serviceMs);
-    });
+/** The backend, in its own process: `serviceMs` per chat request; reports (and resets) its peak concurrency. */
+async function startUpstream(): Promise<{ child: ManagedProcess; url: string; peak: () => Promise<number> }> {
+  const child = await startProcess({
+    name: "upstream",
+    command: process.execPath,
+    args: ["--import", "tsx", join(root, "bench/gateway-queue/upstream.ts"), String(serviceMs)],
+    cwd: root,
+    ready: { line: /upstream listening on/ },
+    timeoutMs: 30_000,
   });
-  return new Promise((done) => {
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      done({
-        server,
-        url: `http://127.0.0.1:${port}`,
-        peak: () => peak,
-        reset: () => {
-          peak = 0;
-        },
-      });
-    });
-  });
+  const url = child.listeningUrl;
+  if (url === undefined) throw new Error("the upstream did not say where it listens");
+  return {
+    child,
+    url,
+    peak: async () => Number(await (await request(`${url}/peak`)).body.text()),
+  };
 }
 
 async function startGateway(upstreamUrl: string, limit: number | undefined, dirs: string[]) {
@@ -134,7 +108,7 @@ interface Run {
 }
 
 /** All requests at once: the gateway queues what the backend cannot take. */
-async function queuedRun(gateway: { child: ManagedProcess; url: string }, peak: () => number): Promise<Run> {
+async function queuedRun(gateway: { child: ManagedProcess; url: string }, peak: () => Promise<number>): Promise<Run> {
   const agent = new Agent({ connections: total + 10, pipelining: 0 });
   const cpuBefore = cpuTicks(gateway.child.pid);
   const started = performance.now();
@@ -142,11 +116,11 @@ async function queuedRun(gateway: { child: ManagedProcess; url: string }, peak: 
   const ms = performance.now() - started;
   const cpuMs = (cpuTicks(gateway.child.pid) - cpuBefore) * 10;
   await agent.close();
-  return { ms, cpuMs, peak: peak() };
+  return { ms, cpuMs, peak: await peak() };
 }
 
 /** The same concurrency at the backend from C client workers; nothing waits in the gateway. */
-async function workerRun(gateway: { child: ManagedProcess; url: string }, peak: () => number): Promise<Run> {
+async function workerRun(gateway: { child: ManagedProcess; url: string }, peak: () => Promise<number>): Promise<Run> {
   const agent = new Agent({ connections: slots + 2 });
   let next = 0;
   const cpuBefore = cpuTicks(gateway.child.pid);
@@ -162,7 +136,7 @@ async function workerRun(gateway: { child: ManagedProcess; url: string }, peak: 
   const ms = performance.now() - started;
   const cpuMs = (cpuTicks(gateway.child.pid) - cpuBefore) * 10;
   await agent.close();
-  return { ms, cpuMs, peak: peak() };
+  return { ms, cpuMs, peak: await peak() };
 }
 
 const upstream = await startUpstream();
@@ -178,13 +152,13 @@ try {
   await queuedRun(limited, upstream.peak);
   await workerRun(open, upstream.peak);
   for (let round = 1; round <= rounds; round++) {
-    upstream.reset();
+    await upstream.peak(); // resets it
     const q = await queuedRun(limited, upstream.peak);
     queued.push(q);
     log(
       `round ${round} queued (gateway queue):  ${Math.round(q.ms)} ms, peak at backend ${q.peak}, gateway CPU ${q.cpuMs} ms`,
     );
-    upstream.reset();
+    await upstream.peak();
     const w = await workerRun(open, upstream.peak);
     workers.push(w);
     log(
@@ -229,6 +203,6 @@ try {
   }
 } finally {
   await Promise.all([limited.child.stop(3_000), open.child.stop(3_000)]);
-  upstream.server.close();
+  await upstream.child.stop(3_000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
