@@ -116,7 +116,11 @@ export class DispatchPipeline {
     const failures: AttemptFailure[] = [];
     let made = 0;
     for (let index = 0; index < targets.length && made < this.#options.maxAttempts; index++) {
-      if (flight.gone) return;
+      if (flight.gone) {
+        // The client left between leaving the queue with a slot and its first attempt: the slot goes back.
+        if (held !== undefined) this.#giveBack(held);
+        return;
+      }
       const target = targets[index]!;
       // A failover target may have filled up (or lost its half-open trial) since routing: it is skipped.
       if (target !== held && !this.#acquire(target)) continue;
@@ -144,6 +148,12 @@ export class DispatchPipeline {
     const quality = this.#options.quality;
     if (quality && !quality.beginAttempt(target.backend.name, target.model)) return false;
     return slots.tryAcquire();
+  }
+
+  /** Returns a slot taken for an attempt that never started (and its half-open trial, if it claimed one). */
+  #giveBack(target: Target<BackendState>): void {
+    this.#options.quality?.record(target.backend.name, target.model, undefined, undefined);
+    target.backend.slots.release();
   }
 
   /** Runs one attempt on a held slot; "stop" when the request is settled, else the failure to fail over from. */
@@ -177,8 +187,7 @@ export class DispatchPipeline {
       flight.attempt = attempt;
       result = await attempt.done;
     } catch (error) {
-      this.#options.quality?.record(state.name, target.model, undefined, undefined);
-      state.slots.release();
+      this.#giveBack(target);
       if (!(error instanceof ApiError)) throw error;
       if (!res.headersSent) sendApiError(res, error, job.requestId);
       return "stop";

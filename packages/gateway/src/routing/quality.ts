@@ -32,8 +32,14 @@ interface Sample {
 
 type Circuit = { state: "closed" } | { state: "open"; until: number } | { state: "half_open"; trialInFlight: boolean };
 
+/** The window's samples with running sums, so that recording and reading are O(1) amortised. */
 interface Track {
   samples: Sample[];
+  /** Index of the oldest sample still in the window (older ones are dropped in batches). */
+  start: number;
+  errors: number;
+  ttftTotal: number;
+  ttftCount: number;
   circuit: Circuit;
 }
 
@@ -61,7 +67,7 @@ export class QualityTracker implements QualityView {
       if (ok === undefined) track.circuit.trialInFlight = false;
       else if (ok) {
         track.circuit = { state: "closed" };
-        track.samples = [];
+        clear(track);
       } else {
         track.circuit = { state: "open", until: now + this.settings.cooldownSeconds * 1000 };
         return;
@@ -69,7 +75,12 @@ export class QualityTracker implements QualityView {
     }
     if (ok === undefined) return;
     track.samples.push({ at: now, ok, ttftMs });
-    if (track.samples.length > MAX_SAMPLES) track.samples.splice(0, track.samples.length - MAX_SAMPLES);
+    if (!ok) track.errors++;
+    if (ttftMs !== undefined) {
+      track.ttftTotal += ttftMs;
+      track.ttftCount++;
+    }
+    if (track.samples.length - track.start > MAX_SAMPLES) drop(track, track.start + 1);
     if (track.circuit.state === "closed" && this.errorRate(backend, model) >= this.settings.errorRateThreshold) {
       track.circuit = { state: "open", until: now + this.settings.cooldownSeconds * 1000 };
     }
@@ -77,22 +88,15 @@ export class QualityTracker implements QualityView {
 
   /** Error rate over the window, or 0 while fewer than `minRequests` outcomes are in it. */
   errorRate(backend: string, model: string): number {
-    const samples = this.#window(backend, model);
-    if (samples.length < this.settings.minRequests || samples.length === 0) return 0;
-    let errors = 0;
-    for (const sample of samples) if (!sample.ok) errors++;
-    return errors / samples.length;
+    const track = this.#window(backend, model);
+    const count = track === undefined ? 0 : track.samples.length - track.start;
+    if (track === undefined || count === 0 || count < this.settings.minRequests) return 0;
+    return track.errors / count;
   }
 
   averageTtftMs(backend: string, model: string): number | undefined {
-    let total = 0;
-    let count = 0;
-    for (const sample of this.#window(backend, model)) {
-      if (sample.ttftMs === undefined) continue;
-      total += sample.ttftMs;
-      count++;
-    }
-    return count === 0 ? undefined : total / count;
+    const track = this.#window(backend, model);
+    return track === undefined || track.ttftCount === 0 ? undefined : track.ttftTotal / track.ttftCount;
   }
 
   state(backend: string, model: string): CircuitState {
@@ -130,21 +134,22 @@ export class QualityTracker implements QualityView {
     return track.circuit;
   }
 
-  #window(backend: string, model: string): Sample[] {
+  /** The track, with the samples older than the window dropped. */
+  #window(backend: string, model: string): Track | undefined {
     const track = this.#tracks.get(key(backend, model));
-    if (!track) return [];
+    if (!track) return undefined;
     const since = this.now() - this.settings.windowSeconds * 1000;
-    let first = 0;
+    let first = track.start;
     while (first < track.samples.length && track.samples[first]!.at < since) first++;
-    if (first > 0) track.samples.splice(0, first);
-    return track.samples;
+    if (first > track.start) drop(track, first);
+    return track;
   }
 
   #track(backend: string, model: string): Track {
     const id = key(backend, model);
     let track = this.#tracks.get(id);
     if (!track) {
-      track = { samples: [], circuit: { state: "closed" } };
+      track = { samples: [], start: 0, errors: 0, ttftTotal: 0, ttftCount: 0, circuit: { state: "closed" } };
       this.#tracks.set(id, track);
     }
     return track;
@@ -152,6 +157,31 @@ export class QualityTracker implements QualityView {
 }
 
 const CLOSED: Circuit = { state: "closed" };
+
+/** Drops the samples before index `until` from the sums; compacts the array once enough of it is dropped. */
+function drop(track: Track, until: number): void {
+  for (let i = track.start; i < until; i++) {
+    const sample = track.samples[i]!;
+    if (!sample.ok) track.errors--;
+    if (sample.ttftMs !== undefined) {
+      track.ttftTotal -= sample.ttftMs;
+      track.ttftCount--;
+    }
+  }
+  track.start = until;
+  if (track.start >= MAX_SAMPLES) {
+    track.samples = track.samples.slice(track.start);
+    track.start = 0;
+  }
+}
+
+function clear(track: Track): void {
+  track.samples = [];
+  track.start = 0;
+  track.errors = 0;
+  track.ttftTotal = 0;
+  track.ttftCount = 0;
+}
 
 function key(backend: string, model: string): string {
   return `${backend}\u0000${model}`;
