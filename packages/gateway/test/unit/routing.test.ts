@@ -273,4 +273,22 @@ describe("routing", () => {
     );
     if (overflow.outcome === "route") assert.equal(overflow.reason, "capacity-overflow");
   });
+
+  it("smart: a slow time to first token lowers a backend's score; an excluded one is left out (quality)", () => {
+    const backends = [backend("slow", { m: {} }, { priority: 10 }), backend("fast", { m: {} }, { priority: 20 })];
+    const quality = {
+      admits: (name: string) => name !== "excluded",
+      ttftFactor: (name: string) => (name === "slow" ? 0.2 : 1),
+    };
+    const decision = router({ quality }).decide("m", chat(), fleet(backends));
+    assert.equal(decision.outcome, "route");
+    if (decision.outcome === "route")
+      assert.deepEqual(
+        decision.targets.map((t) => t.backend.name),
+        ["fast", "slow"],
+      );
+    const left = router({ quality }).decide("m", chat(), fleet([backend("excluded", { m: {} })]));
+    assert.equal(left.outcome, "unavailable");
+    if (left.outcome === "unavailable") assert.equal(left.rejections[0]?.reason, "error_rate_too_high");
+  });
 });
