@@ -3,16 +3,19 @@ import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import type { GatewayConfig } from "./config/types.ts";
-import { ChatDispatcher } from "./dispatch/chat.ts";
-import { EmbeddingsDispatcher } from "./dispatch/embeddings.ts";
+import { DispatchPipeline } from "./dispatch/pipeline.ts";
+import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { buildServer } from "./http/server.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
 import { SpendRecorder } from "./policy/spend.ts";
-import { FILTERS } from "./routing/filters/index.ts";
+import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
+import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
+import { EventBus } from "./telemetry/events.ts";
+import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
 import { VERSION } from "./version.ts";
 
@@ -22,6 +25,8 @@ export interface RunningGateway {
   app: FastifyInstance;
   registry: Registry;
   health: HealthChecker;
+  /** Every request, attempt, queue step and health transition (stats read it; so can tests and tools). */
+  events: EventBus;
   /**
    * Stops accepting requests, lets those in flight finish for up to `server.shutdown_grace_seconds`, then cuts the
    * rest (streams end with an error event and [DONE]). Resolves with the number of requests cut.
@@ -51,7 +56,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       recoveryThreshold: config.healthCheck.recovery_threshold,
     },
   );
+  const events = new EventBus();
   registry.onTransition((t) => {
+    events.emit({ type: "backend_health", backend: t.backend, from: t.from, to: t.to, reason: t.reason });
     const line = `backend ${t.backend}: ${t.from} -> ${t.to} (${t.reason})`;
     if (t.to === "healthy") logger.info({ backend: t.backend, from: t.from, to: t.to }, line);
     else logger.warn({ backend: t.backend, from: t.from, to: t.to }, line);
@@ -59,21 +66,46 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   for (const section of config.inactiveSections) {
     logger.warn(`[${section}] is accepted for nexus.toml compatibility but has no effect in this version`);
   }
-  const router = new Router({
-    ...config.routing,
-    policies: config.policies,
-    ...(budget ? { filters: [...FILTERS, budgetFilter(budget)], order: budgetOrder(budget) } : {}),
+  const quality = new QualityTracker({
+    errorRateThreshold: config.quality.error_rate_threshold,
+    minRequests: config.quality.min_requests,
+    windowSeconds: config.quality.window_seconds,
+    cooldownSeconds: config.quality.cooldown_seconds,
+    ttftPenaltyThresholdMs: config.quality.ttft_penalty_threshold_ms,
   });
-  const maxAttempts = config.routing.max_retries + 1;
+  feedQuality(events, quality);
+  const stats = new Stats(events);
+  // The budget is a policy stage: before capacity, which stays last (a request only capacity turned away may wait).
+  const policyFilters = budget
+    ? {
+        filters: [...FILTERS.filter((f) => f !== capacityFilter), budgetFilter(budget), capacityFilter],
+        order: budgetOrder(budget),
+      }
+    : {};
+  const router = new Router({ ...config.routing, policies: config.policies, quality, ...policyFilters });
   const health = new HealthChecker(registry, config.healthCheck);
   const shutdown = new ShutdownSignal();
+  const pipeline = new DispatchPipeline({
+    registry,
+    events,
+    serviceTimes: new ServiceTimes(events),
+    logger,
+    maxAttempts: config.routing.max_retries + 1,
+    queue: {
+      enabled: config.queue.enabled,
+      maxSize: config.queue.max_size,
+      maxWaitSeconds: config.queue.max_wait_seconds,
+    },
+    quality,
+    shutdown,
+  });
   const app = buildServer({
     config,
     registry,
     router,
-    chat: new ChatDispatcher(registry, maxAttempts, logger, shutdown),
-    embeddings: new EmbeddingsDispatcher(registry, maxAttempts, logger, shutdown),
-    stats: new Stats(),
+    pipeline,
+    events,
+    stats,
     budget,
     prices,
     logger,
@@ -96,6 +128,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     app,
     registry,
     health,
+    events,
     async close() {
       await health.stop();
       const grace = setTimeout(() => shutdown.cutNow(), config.server.shutdown_grace_seconds * 1000);

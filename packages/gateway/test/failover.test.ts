@@ -21,6 +21,8 @@ describe("failover, fallback and streaming failures", () => {
       `[server]\nport = 0\nrequest_timeout_seconds = 0.5\n` +
         // Probes are rare here: the tests decide health through dispatch only.
         `[health_check]\ninterval_seconds = 3600\nfailure_threshold = 100\n` +
+        // Quality exclusion would take the repeatedly failing primary out of routing; these tests are about failover.
+        `[quality]\nmin_requests = 1000\n` +
         `[routing]\nstrategy = "priority_only"\nmax_retries = 2\n` +
         `[routing.fallbacks]\n"big" = ["llama3-small"]\n` +
         backendToml("primary", primary.url, "vllm", 'priority = 1\n[[backends.models]]\nid = "big"') +

@@ -3,6 +3,7 @@ import pino from "pino";
 import { request } from "undici";
 import { parseConfigText } from "../src/config/load.ts";
 import { type RunningGateway, startGateway } from "../src/gateway.ts";
+import type { EventOf, EventType } from "../src/telemetry/events.ts";
 
 /** A `[[backends]]` entry for TOML. */
 export function backendToml(name: string, url: string, type = "vllm", extra = ""): string {
@@ -81,4 +82,26 @@ export function sseData(text: string): string[] {
         .map((line) => line.slice(5).trimStart())
         .join("\n"),
     );
+}
+
+/** Resolves once `count` events of `type` (that `match` accepts) were emitted from now on; rejects after 10 s. */
+export function eventCount<T extends EventType>(
+  gateway: RunningGateway,
+  type: T,
+  count: number,
+  match: (event: EventOf<T>) => boolean = () => true,
+): Promise<void> {
+  let seen = 0;
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`only ${seen} of ${count} ${type} events within 10 s`));
+    }, 10_000);
+    const off = gateway.events.on(type, (event) => {
+      if (!match(event) || ++seen < count) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
 }

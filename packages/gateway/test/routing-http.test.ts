@@ -25,7 +25,9 @@ describe("routing over HTTP: capabilities, 503 body, policies, capacity", () => 
     });
     cloudish = await startFakeOpenAI({ models: [{ id: "secret-model" }, { id: "busy-model" }] });
     const gateway = await startTestGateway(
-      '[[routing.policies]]\nmodel_pattern = "secret-*"\nprivacy = "restricted"\nmin_tier = 2\n' +
+      // Without the queue, a backend at capacity is a 503 at once (queueing is tested in queue.test.ts).
+      "[queue]\nenabled = false\n" +
+        '[[routing.policies]]\nmodel_pattern = "secret-*"\nprivacy = "restricted"\nmin_tier = 2\n' +
         backendToml("vision-box", vision.url, "ollama", "priority = 1") +
         backendToml("text-box", text.url, "ollama", "priority = 2") +
         backendToml("edge", cloudish.url, "generic", 'zone = "OPEN"\ntier = 3\nmax_concurrent = 1'),

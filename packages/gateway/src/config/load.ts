@@ -193,6 +193,8 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     backends: buildBackends(raw, source, env, prices),
     budget: buildBudget(raw, source),
     prices,
+    queue: raw.queue,
+    quality: raw.quality,
     inactiveSections,
   };
 }

@@ -125,21 +125,32 @@ const logging = z.strictObject({
   enable_content_logging: z.boolean().optional(),
 });
 
+// ── Capacity, queueing and quality: [queue] and [quality] (Nexus's keys and defaults, plus ours marked "ours") ──
+const queue = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_size: z.number().int().min(0).default(100),
+  /** Nexus takes whole seconds; fractions are accepted too. */
+  max_wait_seconds: positiveSeconds.default(30),
+});
+const quality = z.strictObject({
+  error_rate_threshold: z.number().min(0).max(1).default(0.5),
+  ttft_penalty_threshold_ms: z.number().int().min(0).default(3000),
+  /** Accepted for Nexus compatibility; rates are computed when read, so there is no interval. */
+  metrics_interval_seconds: z.number().int().min(1).optional(),
+  /** ours: the sliding window the error rate and time to first token are computed over. */
+  window_seconds: positiveSeconds.default(60),
+  /** ours: outcomes needed in the window before the error rate can exclude a backend. */
+  min_requests: count.default(3),
+  /** ours: how long an excluded backend waits before one trial request (half-open). */
+  cooldown_seconds: positiveSeconds.default(30),
+});
+// ── end of [queue] and [quality] ──
+
 // Sections Nexus knows and Switchboard accepts (so a nexus.toml loads unchanged) but does not act on yet.
 const discovery = z.strictObject({
   enabled: z.boolean().optional(),
   service_types: z.array(z.string()).optional(),
   grace_period_seconds: z.number().int().min(0).optional(),
-});
-const quality = z.strictObject({
-  error_rate_threshold: z.number().min(0).max(1).optional(),
-  ttft_penalty_threshold_ms: z.number().int().min(0).optional(),
-  metrics_interval_seconds: z.number().int().min(1).optional(),
-});
-const queue = z.strictObject({
-  enabled: z.boolean().optional(),
-  max_size: z.number().int().min(0).optional(),
-  max_wait_seconds: z.number().int().min(1).optional(),
 });
 const lifecycle = z.strictObject({
   timeout_ms: z.number().int().min(1).optional(),
@@ -164,14 +175,14 @@ export const configSchema = z.strictObject({
   budget: budget.optional(),
   pricing: nameTable(price),
   discovery: discovery.optional(),
-  quality: quality.optional(),
-  queue: queue.optional(),
+  quality: quality.default(quality.parse({})),
+  queue: queue.default(queue.parse({})),
   lifecycle: lifecycle.optional(),
   fleet: fleet.optional(),
 });
 
 /** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
-export const INACTIVE_SECTIONS = ["discovery", "quality", "queue", "lifecycle", "fleet"] as const;
+export const INACTIVE_SECTIONS = ["discovery", "lifecycle", "fleet"] as const;
 
 export type RawConfig = z.output<typeof configSchema>;
 export type BackendConfig = z.output<typeof backend>;
@@ -181,3 +192,5 @@ export type ServerConfig = z.output<typeof server>;
 export type HealthCheckConfig = z.output<typeof healthCheck>;
 export type RoutingConfig = z.output<typeof routing>;
 export type BudgetConfig = z.output<typeof budget>;
+export type QueueConfig = z.output<typeof queue>;
+export type QualityConfig = z.output<typeof quality>;

@@ -4,6 +4,8 @@ import type {
   Capability,
   HealthCheckConfig,
   PolicyConfig,
+  QualityConfig,
+  QueueConfig,
   RoutingConfig,
   ServerConfig,
   StaticModelConfig,
@@ -60,6 +62,10 @@ export interface GatewayConfig {
   budget: BudgetSettings | undefined;
   /** The default prices overlaid with `[pricing]` (USD per million tokens). */
   prices: PriceTable;
+  /** `[queue]`: waiting for capacity. */
+  queue: QueueConfig;
+  /** `[quality]`: error-rate exclusion and time-to-first-token scoring. */
+  quality: QualityConfig;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */
   inactiveSections: string[];
 }

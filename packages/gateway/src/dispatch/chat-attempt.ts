@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { UpstreamUnreachable } from "../backends/types.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
+import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, isBackendFault } from "./failure.ts";
 import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
 
@@ -21,21 +22,16 @@ export interface AttemptOptions {
   res: ServerResponse;
 }
 
-/** How an attempt ended: the client was answered (or left), or the backend failed before the first byte. */
-export type AttemptResult =
-  | { kind: "answered"; ok: boolean; brokenStream?: string }
-  | { kind: "gone" }
-  | { kind: "failed"; failure: AttemptFailure; markUnhealthy: boolean };
-
 /**
  * One attempt's response handling, fed by undici's dispatch callbacks. Nothing reaches the client before the backend
  * gave a usable answer: a non-streaming body is read in full, a stream starts at its first complete event. So any
  * failure before that can fail over. The bodies of backend faults (5xx, 429, 401/403) are kept for the error report,
  * never relayed.
  */
-export class ChatAttempt {
+export class ChatAttempt implements Attempt {
   readonly done: Promise<AttemptResult>;
   call: UpstreamCall | undefined;
+  firstByteAt: number | undefined;
   #resolve!: (result: AttemptResult) => void;
   #status = 0;
   #contentType = "";
@@ -50,6 +46,10 @@ export class ChatAttempt {
     this.done = new Promise((resolve) => {
       this.#resolve = resolve;
     });
+  }
+
+  abort(): void {
+    this.call?.abort();
   }
 
   start(statusCode: number, contentType: string): void {
@@ -74,6 +74,7 @@ export class ChatAttempt {
     if (res.destroyed) return;
     if (!this.#started) {
       this.#started = true;
+      this.firstByteAt = performance.now();
       res.writeHead(200, withSseHeaders(this.options.headers));
     }
     if (!res.write(events) && !this.#waitingForDrain) {
@@ -93,9 +94,12 @@ export class ChatAttempt {
       return;
     }
     if (this.#mode === "stream") {
-      if (!this.#started) res.writeHead(200, withSseHeaders(headers));
+      if (!this.#started) {
+        this.firstByteAt = performance.now();
+        res.writeHead(200, withSseHeaders(headers));
+      }
       res.end(this.#sse!.finish());
-      this.#resolve({ kind: "answered", ok: true });
+      this.#resolve({ kind: "answered", status: 200, ok: true });
       return;
     }
     const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#length);
@@ -113,9 +117,10 @@ export class ChatAttempt {
     // Success, or a 4xx that is the client's fault: relayed as it is.
     headers["content-type"] = this.#contentType;
     headers["content-length"] = body.length;
+    this.firstByteAt = performance.now();
     res.writeHead(this.#status, headers);
     res.end(body);
-    this.#resolve({ kind: "answered", ok: this.#status < 400 });
+    this.#resolve({ kind: "answered", status: this.#status, ok: this.#status < 400 });
   }
 
   error(error: Error): void {
@@ -126,7 +131,7 @@ export class ChatAttempt {
     }
     if (this.#started) {
       res.end(streamErrorEvent(`The backend stream broke off: ${error.message}`));
-      this.#resolve({ kind: "answered", ok: false, brokenStream: error.message });
+      this.#resolve({ kind: "answered", status: 200, ok: false, brokenStream: error.message });
       return;
     }
     const timedOut = error instanceof UpstreamUnreachable && error.timedOut;

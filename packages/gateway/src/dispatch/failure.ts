@@ -46,9 +46,15 @@ export function sendAttemptsFailed(res: ServerResponse, failures: readonly Attem
 }
 
 /** Writes an ApiError on a raw (hijacked) response. */
-export function sendApiError(res: ServerResponse, error: ApiError, requestId: string): void {
+export function sendApiError(
+  res: ServerResponse,
+  error: ApiError,
+  requestId: string,
+  headers: Record<string, string> = {},
+): void {
   const payload = JSON.stringify(error.body());
   res.writeHead(error.statusCode, {
+    ...headers,
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(payload),
     "x-request-id": requestId,

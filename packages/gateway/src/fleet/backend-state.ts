@@ -1,7 +1,6 @@
 import type { Backend, ModelInfo } from "../backends/types.ts";
 import type { BackendSettings } from "../config/types.ts";
-
-export type RequestOutcome = "ok" | "error" | "client_abort";
+import { ConcurrencySlots } from "./slots.ts";
 
 export type HealthStatus = "unknown" | "healthy" | "unhealthy";
 
@@ -19,7 +18,10 @@ export interface Thresholds {
 
 const LATENCY_EMA_WEIGHT = 0.2;
 
-/** A backend's live state: health, the models it lists, load and counters. Owned by the Registry. */
+/**
+ * A backend's live state: health, the models it lists and its concurrency slots. Owned by the Registry. Request
+ * counters are not kept here: telemetry subscribers derive them from the event stream.
+ */
 export class BackendState {
   readonly name: string;
   readonly settings: BackendSettings;
@@ -30,12 +32,8 @@ export class BackendState {
   lastCheckAt: number | undefined;
   /** Health-probe latency, exponential moving average (ms). */
   probeLatencyMs: number | undefined;
-  pending = 0;
-  requests = 0;
-  errors = 0;
-  /** Requests whose client went away before the answer was complete: neither a success nor the backend's fault. */
-  clientAborts = 0;
-  totalLatencyMs = 0;
+  /** Requests in flight, acquired and released by the dispatch pipeline only. */
+  readonly slots: ConcurrencySlots;
   #failures = 0;
   #successes = 0;
   readonly #firstSeen = new Map<string, number>();
@@ -43,6 +41,12 @@ export class BackendState {
   constructor(readonly backend: Backend) {
     this.settings = backend.settings;
     this.name = backend.settings.name;
+    this.slots = new ConcurrencySlots(backend.settings.maxConcurrent);
+  }
+
+  /** Attempts in flight now (what routing's capacity filter and load score read). */
+  get pending(): number {
+    return this.slots.inFlight;
   }
 
   get healthy(): boolean {
@@ -89,18 +93,6 @@ export class BackendState {
     this.modelsById = new Map(models.map((model) => [model.id, model]));
     const now = Math.floor(Date.now() / 1000);
     for (const model of models) if (!this.#firstSeen.has(model.id)) this.#firstSeen.set(model.id, model.created ?? now);
-  }
-
-  /** Records one finished request handled here (streaming and non-streaming alike). */
-  recordRequest(durationMs: number, outcome: RequestOutcome): void {
-    this.requests++;
-    this.totalLatencyMs += durationMs;
-    if (outcome === "error") this.errors++;
-    else if (outcome === "client_abort") this.clientAborts++;
-  }
-
-  get averageLatencyMs(): number {
-    return this.requests === 0 ? 0 : this.totalLatencyMs / this.requests;
   }
 
   #move(to: HealthStatus, reason: string): Transition {

@@ -33,6 +33,11 @@ export class Registry {
     return this.#index.has(model);
   }
 
+  /** Every model id any backend lists, healthy or not. */
+  modelIds(): Iterable<string> {
+    return this.#index.keys();
+  }
+
   /** Distinct model ids on healthy backends, sorted. */
   healthyModelIds(): string[] {
     const ids = new Set<string>();

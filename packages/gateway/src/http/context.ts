@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/types.ts";
-import type { ChatDispatcher } from "../dispatch/chat.ts";
-import type { EmbeddingsDispatcher } from "../dispatch/embeddings.ts";
+import type { DispatchPipeline } from "../dispatch/pipeline.ts";
 import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { Router } from "../routing/router.ts";
+import type { EventBus } from "../telemetry/events.ts";
 import type { Stats } from "../telemetry/stats.ts";
 
 /** Everything the HTTP routes use; built once by the gateway. */
@@ -13,8 +13,9 @@ export interface GatewayContext {
   config: GatewayConfig;
   registry: Registry;
   router: Router;
-  chat: ChatDispatcher;
-  embeddings: EmbeddingsDispatcher;
+  /** Runs chat and embeddings requests: queue, slots, attempts, failover. */
+  pipeline: DispatchPipeline;
+  events: EventBus;
   stats: Stats;
   /** Undefined when no `[budget]` is configured. */
   budget: Budget | undefined;

@@ -7,20 +7,25 @@ export interface Weights {
   latency: number;
 }
 
-/** smart: lower priority number, fewer requests in flight and lower probe latency score higher (0..100). */
-export function smartScore(candidate: Candidate, weights: Weights): number {
+/**
+ * smart: lower priority number, fewer requests in flight and lower probe latency score higher (0..100); `ttftFactor`
+ * (1 = fine, down to 0) scales the score down when the backend's time to first token for the model is slow.
+ */
+export function smartScore(candidate: Candidate, weights: Weights, ttftFactor = 1): number {
   const priority = 100 - Math.min(Math.max(candidate.settings.priority, 0), 100);
   const load = 100 - Math.min(candidate.pending, 100);
   const latency = 100 - Math.min((candidate.probeLatencyMs ?? 0) / 10, 100);
   const total = weights.priority + weights.load + weights.latency;
   if (total === 0) return 0;
-  return (priority * weights.priority + load * weights.load + latency * weights.latency) / total;
+  return ((priority * weights.priority + load * weights.load + latency * weights.latency) / total) * ttftFactor;
 }
 
 export interface StrategyState {
   /** Next round-robin position per model. */
   counters: Map<string, number>;
   random: () => number;
+  /** The smart score's time-to-first-token factor for a backend and model (quality tracking). */
+  ttftFactor?: (backend: string, model: string) => number;
 }
 
 function byPriority<C extends Candidate>(candidates: readonly C[]): C[] {
@@ -54,7 +59,11 @@ export function orderCandidates<C extends Candidate>(
       return [candidates[pick]!, ...rest];
     }
     default: {
-      const scored = candidates.map((candidate) => ({ candidate, score: smartScore(candidate, weights) }));
+      const factor = state.ttftFactor;
+      const scored = candidates.map((candidate) => ({
+        candidate,
+        score: smartScore(candidate, weights, factor === undefined ? 1 : factor(candidate.name, model)),
+      }));
       scored.sort((a, b) => b.score - a.score);
       return scored.map((entry) => entry.candidate);
     }

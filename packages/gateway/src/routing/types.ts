@@ -39,6 +39,7 @@ export type RejectionReason =
   | "tools_unsupported"
   | "json_mode_unsupported"
   | "context_length_exceeded"
+  | "error_rate_too_high"
   | "at_capacity"
   | "budget_exceeded";
 
@@ -55,10 +56,19 @@ export interface PolicyRequirement {
   minTier: number | undefined;
 }
 
+/** What the quality filter and the smart strategy read about a backend's recent answers for a model. */
+export interface QualityView {
+  /** False while the backend's error rate for the model is over the threshold (and no half-open trial is free). */
+  admits(backend: string, model: string): boolean;
+  /** 1 when time to first token is fine, down to 0 as it reaches twice the penalty threshold. */
+  ttftFactor(backend: string, model: string): number;
+}
+
 export interface FilterContext {
   model: string;
   requirements: Requirements;
   policy: PolicyRequirement | undefined;
+  quality: QualityView | undefined;
 }
 
 /** A routing filter: keeps the candidates that qualify and records why each other one was excluded. Pure. */
@@ -68,14 +78,36 @@ export type Filter = <C extends Candidate>(
   rejected: Rejection[],
 ) => C[];
 
-export type RouteReason = "capability-match" | "capacity-overflow" | "privacy-requirement" | "failover";
+export type RouteReason =
+  | "capability-match"
+  | "capacity-overflow"
+  | "privacy-requirement"
+  | "failover"
+  | "flexible-substitution";
+
+/** `X-Gateway-Strict` (the default) or `X-Gateway-Flexible: true`. */
+export interface RouteOptions {
+  /** Allow a different model of the same or a higher tier when the requested one cannot be served. */
+  flexible: boolean;
+}
 
 export interface Target<C extends Candidate = Candidate> {
   backend: C;
   /** The model name sent to the backend (after alias and fallback resolution). */
   model: string;
-  /** Set when the model is a fallback of the requested one. */
+  /** Set when the model is not the requested one (a configured fallback or a flexible substitute). */
   fallback: boolean;
+  /** Set when the model is a flexible substitute (X-Gateway-Flexible), not a configured fallback. */
+  substitute?: boolean;
+}
+
+/** Why nothing can serve the request now: the facts of the spec's 503 body and rejection headers. */
+export interface Unavailability {
+  resolvedModel: string;
+  rejections: Rejection[];
+  requiredTier: number;
+  privacyZoneRequired: Zone;
+  availableBackends: string[];
 }
 
 export type RouteDecision<C extends Candidate = Candidate> =
@@ -88,11 +120,9 @@ export type RouteDecision<C extends Candidate = Candidate> =
       rejections: Rejection[];
     }
   | { outcome: "unknown_model"; resolvedModel: string; available: string[] }
-  | {
-      outcome: "unavailable";
-      resolvedModel: string;
-      rejections: Rejection[];
-      requiredTier: number;
-      privacyZoneRequired: Zone;
-      availableBackends: string[];
-    };
+  | ({ outcome: "unavailable" } & Unavailability)
+  /**
+   * Every backend that could serve is at capacity: `blocked` lists them (in preference order); the request may wait
+   * for one of their slots.
+   */
+  | ({ outcome: "at_capacity"; blocked: Target<C>[] } & Unavailability);

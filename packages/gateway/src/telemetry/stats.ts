@@ -1,34 +1,142 @@
 import type { Registry } from "../fleet/registry.ts";
+import type { EventBus } from "./events.ts";
 
-/** Gateway-wide counters. Per-backend counters live on each BackendState. */
+interface BackendCounters {
+  requests: number;
+  errors: number;
+  clientAborts: number;
+  totalLatencyMs: number;
+}
+
+interface QueueCounters {
+  queued: number;
+  dispatched: number;
+  expired: number;
+  clientGone: number;
+  rejectedFull: number;
+  totalWaitMs: number;
+  depth: number;
+}
+
+/** Live queue facts the stats body shows besides the counters (set when the queue exists). */
+export interface QueueView {
+  readonly enabled: boolean;
+  readonly maxSize: number;
+  readonly depth: number;
+}
+
+/**
+ * The `/v1/stats` counters, derived from the event stream only: dispatch emits, this subscribes. Pending requests and
+ * health are read live from the registry.
+ */
 export class Stats {
   readonly startedAt = Date.now();
-  totalRequests = 0;
+  #totalRequests = 0;
+  readonly #backends = new Map<string, BackendCounters>();
+  readonly #queue: QueueCounters = {
+    queued: 0,
+    dispatched: 0,
+    expired: 0,
+    clientGone: 0,
+    rejectedFull: 0,
+    totalWaitMs: 0,
+    depth: 0,
+  };
+
+  constructor(events: EventBus) {
+    events.on("request_received", () => {
+      this.#totalRequests++;
+    });
+    events.on("attempt_finished", (event) => {
+      const counters = this.#backend(event.backend);
+      counters.requests++;
+      counters.totalLatencyMs += event.durationMs;
+      if (event.outcome === "client_abort") counters.clientAborts++;
+    });
+    events.on("attempt_failed", (event) => {
+      const counters = this.#backend(event.backend);
+      counters.requests++;
+      counters.errors++;
+      counters.totalLatencyMs += event.durationMs;
+    });
+    events.on("queued", (event) => {
+      this.#queue.queued++;
+      this.#queue.depth = event.depth;
+    });
+    events.on("queue_rejected", () => {
+      this.#queue.rejectedFull++;
+    });
+    events.on("dequeued", (event) => {
+      this.#queue.depth = event.depth;
+      this.#queue.totalWaitMs += event.waitMs;
+      if (event.outcome === "dispatched") this.#queue.dispatched++;
+      else if (event.outcome === "expired") this.#queue.expired++;
+      else if (event.outcome === "client_gone") this.#queue.clientGone++;
+    });
+  }
 
   get uptimeSeconds(): number {
     return Math.floor((Date.now() - this.startedAt) / 1000);
   }
+
+  get totalRequests(): number {
+    return this.#totalRequests;
+  }
+
+  backend(name: string): Readonly<BackendCounters> {
+    return this.#backend(name);
+  }
+
+  get queue(): Readonly<QueueCounters> {
+    return this.#queue;
+  }
+
+  #backend(name: string): BackendCounters {
+    let counters = this.#backends.get(name);
+    if (!counters) {
+      counters = { requests: 0, errors: 0, clientAborts: 0, totalLatencyMs: 0 };
+      this.#backends.set(name, counters);
+    }
+    return counters;
+  }
 }
 
 /** The `GET /v1/stats` body. */
-export function statsBody(stats: Stats, registry: Registry): Record<string, unknown> {
+export function statsBody(stats: Stats, registry: Registry, queue?: QueueView): Record<string, unknown> {
+  const q = stats.queue;
+  const left = q.dispatched + q.expired + q.clientGone;
   return {
     uptime_seconds: stats.uptimeSeconds,
     total_requests: stats.totalRequests,
-    backends: registry.backends.map((state) => ({
-      name: state.name,
-      type: state.settings.type,
-      url: publicUrl(state.settings.url),
-      status: state.status,
-      requests: state.requests,
-      errors: state.errors,
-      client_aborts: state.clientAborts,
-      average_latency_ms: round(state.averageLatencyMs),
-      pending: state.pending,
-      probe_latency_ms: state.probeLatencyMs === undefined ? null : round(state.probeLatencyMs),
-      last_error: state.lastError ?? null,
-      models: state.models.map((model) => model.id),
-    })),
+    backends: registry.backends.map((state) => {
+      const counters = stats.backend(state.name);
+      return {
+        name: state.name,
+        type: state.settings.type,
+        url: publicUrl(state.settings.url),
+        status: state.status,
+        requests: counters.requests,
+        errors: counters.errors,
+        client_aborts: counters.clientAborts,
+        average_latency_ms: round(counters.requests === 0 ? 0 : counters.totalLatencyMs / counters.requests),
+        pending: state.pending,
+        max_concurrent: state.settings.maxConcurrent ?? null,
+        probe_latency_ms: state.probeLatencyMs === undefined ? null : round(state.probeLatencyMs),
+        last_error: state.lastError ?? null,
+        models: state.models.map((model) => model.id),
+      };
+    }),
+    queue: {
+      enabled: queue?.enabled ?? false,
+      depth: queue?.depth ?? 0,
+      max_size: queue?.maxSize ?? 0,
+      queued: q.queued,
+      dispatched: q.dispatched,
+      expired: q.expired,
+      client_gone: q.clientGone,
+      rejected_full: q.rejectedFull,
+      average_wait_ms: round(left === 0 ? 0 : q.totalWaitMs / left),
+    },
   };
 }
 

@@ -49,6 +49,7 @@ function fleet(backends: Fake[]): FleetView<Fake> {
   return {
     backendsFor: (model) => backends.filter((b) => b.modelsById.has(model)),
     knows: (model) => backends.some((b) => b.modelsById.has(model)),
+    modelIds: () => new Set(backends.flatMap((b) => [...b.modelsById.keys()])),
     healthyModelIds: () =>
       [...new Set(backends.filter((b) => b.status === "healthy").flatMap((b) => [...b.modelsById.keys()]))].sort(),
   };
@@ -242,8 +243,12 @@ describe("routing", () => {
       backend("full", { "secret-1": {} }, { tier: 3, max: 2, pending: 2 }),
     ];
     const decision = router({ policies }).decide("secret-1", chat(), fleet(backends));
-    assert.equal(decision.outcome, "unavailable");
-    if (decision.outcome !== "unavailable") return;
+    assert.equal(decision.outcome, "at_capacity", "only capacity turned the last one away: the request may wait");
+    if (decision.outcome !== "at_capacity") return;
+    assert.deepEqual(
+      decision.blocked.map((t) => t.backend.name),
+      ["full"],
+    );
     assert.deepEqual(
       decision.rejections.map((x) => [x.backend, x.reason]),
       [
@@ -267,5 +272,23 @@ describe("routing", () => {
       fleet([backend("x", { m: {} }, { max: 1, pending: 1 }), backend("y", { m: {} })]),
     );
     if (overflow.outcome === "route") assert.equal(overflow.reason, "capacity-overflow");
+  });
+
+  it("smart: a slow time to first token lowers a backend's score; an excluded one is left out (quality)", () => {
+    const backends = [backend("slow", { m: {} }, { priority: 10 }), backend("fast", { m: {} }, { priority: 20 })];
+    const quality = {
+      admits: (name: string) => name !== "excluded",
+      ttftFactor: (name: string) => (name === "slow" ? 0.2 : 1),
+    };
+    const decision = router({ quality }).decide("m", chat(), fleet(backends));
+    assert.equal(decision.outcome, "route");
+    if (decision.outcome === "route")
+      assert.deepEqual(
+        decision.targets.map((t) => t.backend.name),
+        ["fast", "slow"],
+      );
+    const left = router({ quality }).decide("m", chat(), fleet([backend("excluded", { m: {} })]));
+    assert.equal(left.outcome, "unavailable");
+    if (left.outcome === "unavailable") assert.equal(left.rejections[0]?.reason, "error_rate_too_high");
   });
 });

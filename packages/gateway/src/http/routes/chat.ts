@@ -1,53 +1,71 @@
 import type { FastifyInstance } from "fastify";
+import { chatJob } from "../../dispatch/chat.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
 import { chatRequirements } from "../../routing/requirements.ts";
+import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { invalidRequest } from "../errors.ts";
 import { factsOf } from "../request-log.ts";
+import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
 import { validateChat } from "../validate-chat.ts";
 
-/** POST /v1/chat/completions: validate, route, dispatch (streaming or not). */
+/** POST /v1/chat/completions: validate, route, dispatch (streaming or not; queued when every backend is full). */
 export function registerChatRoute(app: FastifyInstance, context: GatewayContext): void {
-  const { router, registry, stats, chat } = context;
+  const { router, registry, events, pipeline } = context;
   app.post("/v1/chat/completions", async (request, reply) => {
-    stats.totalRequests++;
     setBudgetHeaders(reply.raw, context.budget);
+    const controls = routeControls(request.headers);
     const parsed = request.body as JsonBody | undefined;
+    const value = parsed?.value as Record<string, unknown> | undefined;
+    const requested = typeof value?.["model"] === "string" ? value["model"] : "";
+    const stream = value?.["stream"] === true;
+    const requestId = String(request.id);
+    events.emit({
+      type: "request_received",
+      requestId,
+      endpoint: "chat",
+      requestedModel: requested,
+      stream,
+      priority: controls.priority,
+    });
     if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
     const problem = validateChat(parsed.value);
     if (problem) return sendError(reply, problem);
     const body = parsed.value as Record<string, unknown>;
-    const model = body["model"] as string;
     const requirements = chatRequirements(body);
-    factsOf(request.raw).model = model;
-    const decision = router.decide(model, requirements, registry);
-    if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(model, decision.available));
+    factsOf(request.raw).model = requested;
+    const route = () => router.decide(requested, requirements, registry, controls);
+    const decision = route();
+    if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(requested, decision.available));
     if (decision.outcome === "unavailable") {
-      const { error, headers } = noAvailableBackend(model, decision, "chat completions");
+      const { error, headers } = noAvailableBackend(requested, decision, "chat completions");
       return sendError(reply, error, headers);
     }
     reply.hijack();
     const maxTokens = body["max_tokens"];
-    const run = chat.run(
-      {
-        requestId: String(request.id),
-        facts: factsOf(request.raw),
-        body,
-        raw: parsed.raw,
-        stream: body["stream"] === true,
-        targets: decision.targets,
-        reason: decision.reason,
-        // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
-        estimatedTokens: decision.targets.some((target) => target.backend.settings.kind === "cloud")
-          ? countPromptTokens(body)
-          : requirements.estimatedTokens,
-        maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
-      },
-      reply.raw,
-    );
-    await settleHijacked(run, reply.raw, String(request.id), context.logger);
+    const job = chatJob({
+      requestId,
+      facts: factsOf(request.raw),
+      requestedModel: requested,
+      priority: controls.priority,
+      body,
+      raw: parsed.raw,
+      stream,
+      // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
+      estimatedTokens: mayUseCloud(decision) ? countPromptTokens(body) : requirements.estimatedTokens,
+      maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
+      route,
+    });
+    await settleHijacked(pipeline.run(job, decision, reply.raw), reply.raw, requestId, context.logger);
   });
+}
+
+/** Whether a backend that may serve (now, or after waiting for a slot) is a cloud one. */
+function mayUseCloud(decision: RouteDecision): boolean {
+  const targets =
+    decision.outcome === "route" ? decision.targets : decision.outcome === "at_capacity" ? decision.blocked : [];
+  return targets.some((target) => target.backend.settings.kind === "cloud");
 }

@@ -1,46 +1,58 @@
 import type { FastifyInstance } from "fastify";
+import { embeddingsJob } from "../../dispatch/embeddings.ts";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { factsOf } from "../request-log.ts";
+import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
 
-/** POST /v1/embeddings: routed only to backends whose model produces embeddings. */
+/** POST /v1/embeddings: routed only to backends whose model produces embeddings; never substituted by another model. */
 export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayContext): void {
-  const { router, registry, stats, embeddings } = context;
+  const { router, registry, events, pipeline } = context;
   app.post("/v1/embeddings", async (request, reply) => {
-    stats.totalRequests++;
     setBudgetHeaders(reply.raw, context.budget);
+    // A different embedding model yields vectors in another space: flexible substitution never applies here.
+    const { priority } = routeControls(request.headers);
     const parsed = request.body as JsonBody | undefined;
+    const value = parsed?.value as Record<string, unknown> | undefined;
+    const requestId = String(request.id);
+    events.emit({
+      type: "request_received",
+      requestId,
+      endpoint: "embeddings",
+      requestedModel: typeof value?.["model"] === "string" ? value["model"] : "",
+      stream: false,
+      priority,
+    });
     if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
     const input = validateEmbeddings(parsed.value);
     if (input instanceof ApiError) return sendError(reply, input);
     const requirements = embeddingsRequirements(input.input);
     factsOf(request.raw).model = input.model;
-    const decision = router.decide(input.model, requirements, registry);
+    const route = () => router.decide(input.model, requirements, registry);
+    const decision = route();
     if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(input.model, decision.available));
     if (decision.outcome === "unavailable") {
       const { error, headers } = noAvailableBackend(input.model, decision, "embeddings");
       return sendError(reply, error, headers);
     }
     reply.hijack();
-    const run = embeddings.run(
-      {
-        requestId: String(request.id),
-        facts: factsOf(request.raw),
-        body: parsed.value as Record<string, unknown>,
-        raw: parsed.raw,
-        input: input.input,
-        encodingFormat: input.encodingFormat,
-        targets: decision.targets,
-        reason: decision.reason,
-        estimatedTokens: requirements.estimatedTokens,
-      },
-      reply.raw,
-    );
-    await settleHijacked(run, reply.raw, String(request.id), context.logger);
+    const job = embeddingsJob({
+      requestId,
+      facts: factsOf(request.raw),
+      requestedModel: input.model,
+      priority,
+      body: parsed.value as Record<string, unknown>,
+      raw: parsed.raw,
+      input: input.input,
+      encodingFormat: input.encodingFormat,
+      estimatedTokens: requirements.estimatedTokens,
+      route,
+    });
+    await settleHijacked(pipeline.run(job, decision, reply.raw), reply.raw, requestId, context.logger);
   });
 }

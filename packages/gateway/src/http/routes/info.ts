@@ -6,7 +6,7 @@ import { sendError, sendJson } from "../send.ts";
 
 /** GET /v1/models, /health and /v1/stats. */
 export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
-  const { registry, stats, version } = context;
+  const { registry, stats, version, pipeline } = context;
 
   const listModels = (): Record<string, unknown>[] => {
     const data: Record<string, unknown>[] = [];
@@ -55,7 +55,11 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
   });
 
   app.get("/v1/stats", async (_request, reply) => {
-    const body = statsBody(stats, registry);
+    const body = statsBody(stats, registry, {
+      enabled: pipeline.queue.enabled,
+      maxSize: pipeline.queue.maxSize,
+      depth: pipeline.queue.depth,
+    });
     // Like Nexus: the budget object is there when a budget is configured.
     if (context.budget) body["budget"] = context.budget.statsBody();
     sendJson(reply, body);

@@ -1,0 +1,66 @@
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { type EmbeddingsCall, UpstreamUnreachable } from "../backends/types.ts";
+import type { BackendState } from "../fleet/backend-state.ts";
+import type { Attempt, AttemptResult } from "./attempt.ts";
+import { isBackendFault } from "./failure.ts";
+
+/** One embeddings request to one backend: the backend answers in full, then the body is relayed (or failed over). */
+export class EmbeddingsAttempt implements Attempt {
+  readonly done: Promise<AttemptResult>;
+  firstByteAt: number | undefined;
+  readonly #controller = new AbortController();
+
+  constructor(
+    state: BackendState,
+    call: EmbeddingsCall,
+    requestId: string,
+    headers: OutgoingHttpHeaders,
+    res: ServerResponse,
+  ) {
+    this.done = this.#run(state, call, requestId, headers, res);
+  }
+
+  abort(): void {
+    this.#controller.abort();
+  }
+
+  async #run(
+    state: BackendState,
+    call: EmbeddingsCall,
+    requestId: string,
+    headers: OutgoingHttpHeaders,
+    res: ServerResponse,
+  ): Promise<AttemptResult> {
+    const signal = this.#controller.signal;
+    try {
+      const reply = await state.backend.embeddings(call, requestId, signal);
+      if (signal.aborted || res.destroyed) return { kind: "gone" };
+      if (isBackendFault(reply.statusCode)) {
+        return {
+          kind: "failed",
+          failure: { kind: "status", backend: state.name, ...reply },
+          markUnhealthy: reply.statusCode !== 429,
+        };
+      }
+      headers["content-type"] = reply.contentType;
+      headers["content-length"] = reply.body.length;
+      this.firstByteAt = performance.now();
+      res.writeHead(reply.statusCode, headers);
+      res.end(reply.body);
+      return { kind: "answered", status: reply.statusCode, ok: reply.statusCode < 400 };
+    } catch (error) {
+      if (signal.aborted) return { kind: "gone" };
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        kind: "failed",
+        failure: {
+          kind: "unreachable",
+          backend: state.name,
+          message,
+          timedOut: error instanceof UpstreamUnreachable && error.timedOut,
+        },
+        markUnhealthy: true,
+      };
+    }
+  }
+}

@@ -1,0 +1,316 @@
+import type { ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import type { BackendState } from "../fleet/backend-state.ts";
+import type { Registry } from "../fleet/registry.ts";
+import { ApiError } from "../http/errors.ts";
+import type { RequestFacts } from "../http/request-log.ts";
+import { noAvailableBackend } from "../http/route-errors.ts";
+import type { QualityTracker } from "../routing/quality.ts";
+import type { RouteDecision, RouteReason, Target } from "../routing/types.ts";
+import type { Endpoint, EventBus, Priority } from "../telemetry/events.ts";
+import type { Attempt, AttemptResult } from "./attempt.ts";
+import { type AttemptFailure, describeFailure, sendApiError, sendAttemptsFailed } from "./failure.ts";
+import { type QueueSettings, RequestQueue } from "./request-queue.ts";
+import type { ServiceTimes } from "./service-times.ts";
+import { SHUTTING_DOWN_MESSAGE, ShutdownSignal, shuttingDown } from "./shutdown.ts";
+import { streamErrorEvent } from "./sse-normaliser.ts";
+
+type Decision = RouteDecision<BackendState>;
+export type Dispatchable = Extract<Decision, { outcome: "route" | "at_capacity" }>;
+
+/** One request as the pipeline runs it; the endpoint supplies how to route it and how to attempt it. */
+export interface DispatchJob {
+  endpoint: Endpoint;
+  requestId: string;
+  /** Filled in with the backend that answered, for the request's log line. */
+  facts?: RequestFacts | undefined;
+  requestedModel: string;
+  stream: boolean;
+  priority: Priority;
+  /** What the request is, for 503 messages ("chat completions", "embeddings"). */
+  what: string;
+  /** Routing against the fleet as it is now; run again when a queued request is offered a slot. */
+  route(): Decision;
+  /**
+   * Starts one attempt on `target`: the endpoint's single seam into the backend (where a backend type's request,
+   * response and stream transforms apply). May throw an ApiError (the client's fault, e.g. a body it cannot forward).
+   */
+  attempt(target: Target<BackendState>, reason: RouteReason, res: ServerResponse): Attempt;
+}
+
+export interface PipelineOptions {
+  registry: Registry;
+  events: EventBus;
+  serviceTimes: ServiceTimes;
+  logger: Logger;
+  maxAttempts: number;
+  queue: QueueSettings;
+  quality?: QualityTracker | undefined;
+  shutdown?: ShutdownSignal;
+}
+
+/** What a request holds while the pipeline runs it: the attempt in flight, its place in the queue. */
+interface InFlight {
+  gone: boolean;
+  attempt: Attempt | undefined;
+  leaveQueue: ((why: "client_gone" | "shutdown") => void) | undefined;
+}
+
+/**
+ * The one dispatch pipeline for chat and embeddings: decide → (wait in the queue for a slot) → acquire a slot →
+ * attempt → release → fail over. It owns backend concurrency (slots are acquired and released here only), the queue,
+ * cancellation (client gone, shutdown cut) and the failure replies, and it emits one event per step; it keeps no
+ * counters of its own.
+ */
+export class DispatchPipeline {
+  readonly queue: RequestQueue;
+  readonly #options: PipelineOptions;
+  readonly #shutdown: ShutdownSignal;
+
+  constructor(options: PipelineOptions) {
+    this.#options = options;
+    this.#shutdown = options.shutdown ?? new ShutdownSignal();
+    this.queue = new RequestQueue(options.queue, options.events, options.serviceTimes);
+    for (const state of options.registry.backends) {
+      state.slots.onRelease(() => this.queue.slotFreed(state));
+    }
+    // A backend that turns healthy may serve requests queued for the others' slots.
+    options.registry.onTransition((transition) => {
+      if (transition.to === "healthy") this.queue.offerAll();
+    });
+  }
+
+  run(job: DispatchJob, decision: Dispatchable, res: ServerResponse): Promise<void> {
+    const flight: InFlight = { gone: false, attempt: undefined, leaveQueue: undefined };
+    // Past the shutdown grace period: a stream ends with an error event and [DONE], anything else gets a 503.
+    const cut = () => {
+      if (res.writableEnded || res.destroyed) return;
+      this.#shutdown.countCut();
+      flight.gone = true;
+      flight.attempt?.abort();
+      flight.leaveQueue?.("shutdown");
+      if (res.headersSent) res.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
+      else sendApiError(res, shuttingDown(), job.requestId);
+    };
+    return this.#shutdown.guard(() => this.#run(job, decision, res, flight), cut);
+  }
+
+  async #run(job: DispatchJob, decision: Dispatchable, res: ServerResponse, flight: InFlight): Promise<void> {
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      flight.gone = true;
+      flight.attempt?.abort();
+      flight.leaveQueue?.("client_gone");
+    });
+    let targets: readonly Target<BackendState>[];
+    let reason: RouteReason;
+    let held: Target<BackendState> | undefined;
+    if (decision.outcome === "at_capacity") {
+      const admitted = await this.#waitForSlot(job, decision, res, flight);
+      if (admitted === undefined) return;
+      ({ targets, reason, held } = admitted);
+    } else {
+      targets = decision.targets;
+      reason = decision.reason;
+    }
+    const failures: AttemptFailure[] = [];
+    let made = 0;
+    for (let index = 0; index < targets.length && made < this.#options.maxAttempts; index++) {
+      if (flight.gone) {
+        // The client left between leaving the queue with a slot and its first attempt: the slot goes back.
+        if (held !== undefined) this.#giveBack(held);
+        return;
+      }
+      const target = targets[index]!;
+      // A failover target may have filled up (or lost its half-open trial) since routing: it is skipped.
+      if (target !== held && !this.#acquire(target)) continue;
+      held = undefined;
+      const result = await this.#attempt(job, target, made, made > 0 ? "failover" : reason, res, flight);
+      made++;
+      if (result === "stop") return;
+      failures.push(result);
+    }
+    if (flight.gone || res.headersSent) return;
+    if (failures.length > 0) sendAttemptsFailed(res, failures, job.requestId);
+    else {
+      // Every target filled up between routing and the attempt: as if routing had found them full.
+      const fresh = job.route();
+      const unavailable = fresh.outcome === "unavailable" || fresh.outcome === "at_capacity" ? fresh : undefined;
+      if (unavailable === undefined) sendAttemptsFailed(res, failures, job.requestId);
+      else this.#sendUnavailable(job, unavailable, res);
+    }
+  }
+
+  /** Takes a slot on the target's backend (and its half-open trial, if the quality circuit is half-open). */
+  #acquire(target: Target<BackendState>): boolean {
+    const slots = target.backend.slots;
+    if (!slots.hasRoom) return false;
+    const quality = this.#options.quality;
+    if (quality && !quality.beginAttempt(target.backend.name, target.model)) return false;
+    return slots.tryAcquire();
+  }
+
+  /** Returns a slot taken for an attempt that never started (and its half-open trial, if it claimed one). */
+  #giveBack(target: Target<BackendState>): void {
+    this.#options.quality?.record(target.backend.name, target.model, undefined, undefined);
+    target.backend.slots.release();
+  }
+
+  /** Runs one attempt on a held slot; "stop" when the request is settled, else the failure to fail over from. */
+  async #attempt(
+    job: DispatchJob,
+    target: Target<BackendState>,
+    index: number,
+    reason: RouteReason,
+    res: ServerResponse,
+    flight: InFlight,
+  ): Promise<"stop" | AttemptFailure> {
+    const { events, registry, logger } = this.#options;
+    const state = target.backend;
+    const scope = {
+      requestId: job.requestId,
+      endpoint: job.endpoint,
+      requestedModel: job.requestedModel,
+      stream: job.stream,
+      backend: state.name,
+      model: target.model,
+      attempt: index,
+    };
+    // The backend tried last is the one the request's log line names (the answer may be written before we resume).
+    if (job.facts) job.facts.backend = state.name;
+    const started = performance.now();
+    events.emit({ type: "attempt_started", ...scope });
+    let result: AttemptResult;
+    let attempt: Attempt | undefined;
+    try {
+      attempt = job.attempt(target, reason, res);
+      flight.attempt = attempt;
+      result = await attempt.done;
+    } catch (error) {
+      this.#giveBack(target);
+      if (!(error instanceof ApiError)) throw error;
+      if (!res.headersSent) sendApiError(res, error, job.requestId);
+      return "stop";
+    } finally {
+      flight.attempt = undefined;
+    }
+    const durationMs = performance.now() - started;
+    const ttftMs = attempt.firstByteAt === undefined ? undefined : attempt.firstByteAt - started;
+    // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on.
+    if (result.kind === "failed" || (result.kind === "answered" && result.brokenStream !== undefined)) {
+      const failure = result.kind === "failed" ? result.failure : undefined;
+      events.emit({
+        type: "attempt_failed",
+        ...scope,
+        errorKind:
+          failure === undefined
+            ? "broken_stream"
+            : failure.kind === "status"
+              ? "http_status"
+              : failure.timedOut
+                ? "timeout"
+                : "unreachable",
+        status: failure?.kind === "status" ? failure.statusCode : undefined,
+        backendFault: failure === undefined || result.kind !== "failed" || result.markUnhealthy,
+        message: failure === undefined ? (result as { brokenStream: string }).brokenStream : describeFailure(failure),
+        durationMs,
+        ttftMs,
+      });
+    } else {
+      events.emit({
+        type: "attempt_finished",
+        ...scope,
+        status: result.kind === "answered" ? result.status : 0,
+        outcome: result.kind !== "answered" ? "client_abort" : result.ok ? "ok" : "client_error",
+        durationMs,
+        ttftMs,
+      });
+    }
+    state.slots.release();
+    if (result.kind === "gone") return "stop";
+    if (result.kind === "answered") {
+      if (result.brokenStream) registry.failed(state, result.brokenStream);
+      return "stop";
+    }
+    if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
+    logger.warn(
+      { requestId: job.requestId, backend: state.name },
+      `${job.endpoint} attempt failed: ${describeFailure(result.failure)}`,
+    );
+    return result.failure;
+  }
+
+  /**
+   * Every capable backend is at capacity: wait in the queue (if enabled and not full) until one of them frees a slot.
+   * Resolves with the routing to use and the slot already taken, or undefined when the request was answered (503) or
+   * its client left.
+   */
+  #waitForSlot(
+    job: DispatchJob,
+    decision: Extract<Decision, { outcome: "at_capacity" }>,
+    res: ServerResponse,
+    flight: InFlight,
+  ): Promise<{ targets: Target<BackendState>[]; reason: RouteReason; held: Target<BackendState> } | undefined> {
+    const blocked = [...new Set(decision.blocked.map((target) => target.backend))];
+    if (!this.queue.enabled) {
+      this.#sendUnavailable(job, decision, res);
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      const entry = this.queue.enter(job, blocked, {
+        offer: () => {
+          const fresh = job.route();
+          if (fresh.outcome !== "route") return false;
+          for (const target of fresh.targets) {
+            if (!this.#acquire(target)) continue;
+            const rest = fresh.targets.filter((other) => other !== target);
+            resolve({ targets: [target, ...rest], reason: fresh.reason, held: target });
+            return true;
+          }
+          return false;
+        },
+        expired: () => {
+          flight.leaveQueue = undefined;
+          const eta = this.queue.etaSeconds(blocked, job.priority);
+          const waited = this.queue.maxWaitSeconds;
+          const { error, headers } = noAvailableBackend(job.requestedModel, decision, job.what, {
+            etaSeconds: eta,
+            message: `Every backend that can serve model '${job.requestedModel}' stayed at capacity for the ${waited} s a request may wait in the queue (queue.max_wait_seconds); retry later`,
+            retryAfterSeconds: eta ?? waited,
+          });
+          if (!res.headersSent && !res.destroyed) sendApiError(res, error, job.requestId, headers);
+          resolve(undefined);
+        },
+      });
+      if (entry === undefined) {
+        const eta = this.queue.etaSeconds(blocked, job.priority);
+        const { error, headers } = noAvailableBackend(job.requestedModel, decision, job.what, {
+          etaSeconds: eta,
+          message: `Every backend that can serve model '${job.requestedModel}' is at capacity and the queue is full (queue.max_size ${this.queue.maxSize}); retry later`,
+          ...(eta === null ? {} : { retryAfterSeconds: eta }),
+        });
+        sendApiError(res, error, job.requestId, headers);
+        resolve(undefined);
+        return;
+      }
+      flight.leaveQueue = (why) => {
+        flight.leaveQueue = undefined;
+        if (this.queue.leave(entry, why)) resolve(undefined);
+      };
+    });
+  }
+
+  #sendUnavailable(
+    job: DispatchJob,
+    decision: Extract<Decision, { outcome: "unavailable" | "at_capacity" }>,
+    res: ServerResponse,
+  ): void {
+    const blocked = decision.outcome === "at_capacity" ? decision.blocked.map((target) => target.backend) : [];
+    const eta = blocked.length > 0 ? this.#options.serviceTimes.etaSeconds(blocked, 0) : null;
+    const { error, headers } = noAvailableBackend(job.requestedModel, decision, job.what, {
+      etaSeconds: eta,
+      ...(eta === null ? {} : { retryAfterSeconds: eta }),
+    });
+    sendApiError(res, error, job.requestId, headers);
+  }
+}

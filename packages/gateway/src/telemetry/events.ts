@@ -1,0 +1,161 @@
+/**
+ * The gateway's one event stream. Dispatch emits what happened (a request arrived, an attempt started, finished or
+ * failed, a request was queued or left the queue, a backend changed health); stats, quality tracking, service-time
+ * estimates and — later — Prometheus metrics and the dashboard subscribe. Emitting is synchronous and cheap: a listener
+ * must not throw and must not block.
+ */
+
+export type Endpoint = "chat" | "embeddings";
+export type Priority = "high" | "normal";
+
+/** Why an attempt failed before the client got an answer, or broke off after it began. */
+export type AttemptErrorKind = "unreachable" | "timeout" | "http_status" | "broken_stream";
+
+interface RequestScoped {
+  requestId: string;
+  endpoint: Endpoint;
+  /** The model as the client asked for it. */
+  requestedModel: string;
+  stream: boolean;
+}
+
+interface AttemptScoped extends RequestScoped {
+  backend: string;
+  /** The model sent to the backend (after alias, fallback or substitution). */
+  model: string;
+  /** 0 for the first attempt, 1 for the first failover... */
+  attempt: number;
+}
+
+export interface RequestReceived extends RequestScoped {
+  type: "request_received";
+  priority: Priority;
+}
+
+export interface AttemptStarted extends AttemptScoped {
+  type: "attempt_started";
+}
+
+/** The backend answered and the answer was relayed (a client-fault 4xx included), or the client left meanwhile. */
+export interface AttemptFinished extends AttemptScoped {
+  type: "attempt_finished";
+  /** The HTTP status relayed to the client (0 when the client left before it). */
+  status: number;
+  outcome: "ok" | "client_error" | "client_abort";
+  durationMs: number;
+  /** Time to the first byte relayed: the first event of a stream, the whole answer otherwise. */
+  ttftMs: number | undefined;
+}
+
+/** The backend failed the attempt: before the first byte (the request fails over) or mid-stream. */
+export interface AttemptFailed extends AttemptScoped {
+  type: "attempt_failed";
+  errorKind: AttemptErrorKind;
+  /** The backend's status for `http_status` failures. */
+  status: number | undefined;
+  /** Whether the failure is the backend's fault (a 429 is not: it is busy, not broken). */
+  backendFault: boolean;
+  message: string;
+  durationMs: number;
+  ttftMs: number | undefined;
+}
+
+export interface RequestQueued extends RequestScoped {
+  type: "queued";
+  priority: Priority;
+  /** Queue depth including this request. */
+  depth: number;
+}
+
+/** A request left the queue: dispatched to a backend, or given up (expired, client gone, shutdown). */
+export interface RequestDequeued extends RequestScoped {
+  type: "dequeued";
+  priority: Priority;
+  outcome: "dispatched" | "expired" | "client_gone" | "shutdown";
+  waitMs: number;
+  depth: number;
+}
+
+/** A request that would have queued was refused at once because the queue was full. */
+export interface QueueRejected extends RequestScoped {
+  type: "queue_rejected";
+  priority: Priority;
+  depth: number;
+}
+
+export interface BackendHealthChanged {
+  type: "backend_health";
+  backend: string;
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export type GatewayEvent =
+  | RequestReceived
+  | AttemptStarted
+  | AttemptFinished
+  | AttemptFailed
+  | RequestQueued
+  | RequestDequeued
+  | QueueRejected
+  | BackendHealthChanged;
+
+export type EventType = GatewayEvent["type"];
+export type EventOf<T extends EventType> = Extract<GatewayEvent, { type: T }>;
+type Listener<T extends EventType> = (event: EventOf<T>) => void;
+
+/** A small typed in-process event bus; listeners run synchronously in subscription order. */
+export class EventBus {
+  readonly #listeners = new Map<EventType, Listener<EventType>[]>();
+  readonly #any: ((event: GatewayEvent) => void)[] = [];
+
+  /** Subscribes to one event type; returns the unsubscribe function. */
+  on<T extends EventType>(type: T, listener: Listener<T>): () => void {
+    let list = this.#listeners.get(type);
+    if (!list) {
+      list = [];
+      this.#listeners.set(type, list);
+    }
+    list.push(listener as unknown as Listener<EventType>);
+    return () => {
+      const current = this.#listeners.get(type);
+      if (current)
+        this.#listeners.set(
+          type,
+          current.filter((entry) => entry !== (listener as unknown)),
+        );
+    };
+  }
+
+  /** Subscribes to every event (logs, the dashboard socket). */
+  onAny(listener: (event: GatewayEvent) => void): () => void {
+    this.#any.push(listener);
+    return () => {
+      const index = this.#any.indexOf(listener);
+      if (index >= 0) this.#any.splice(index, 1);
+    };
+  }
+
+  emit(event: GatewayEvent): void {
+    const list = this.#listeners.get(event.type);
+    if (list) for (const listener of list) listener(event);
+    for (const listener of this.#any) listener(event);
+  }
+
+  /** Resolves with the next event of `type` that `match` accepts; rejects after timeoutMs (tests, tools). */
+  next<T extends EventType>(type: T, match: (event: EventOf<T>) => boolean = () => true, timeoutMs = 10_000) {
+    return new Promise<EventOf<T>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`no ${type} event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const off = this.on(type, (event) => {
+        if (!match(event)) return;
+        clearTimeout(timer);
+        off();
+        resolve(event);
+      });
+    });
+  }
+}
