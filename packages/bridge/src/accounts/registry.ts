@@ -3,8 +3,10 @@
 import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
 import { ircProtocol } from "./irc/index.ts";
+import { matrixProtocol } from "./matrix/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
   ircProtocol,
+  matrixProtocol,
 ]); // biome-ignore format: one protocol per line
