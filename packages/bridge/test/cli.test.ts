@@ -80,8 +80,11 @@ describe("switchboard-bridge command line", { concurrency: 4 }, () => {
   });
 
   it("a protocol that is not supported yet names the supported ones", async () => {
-    const path = configFile(`[matrix.org]\nServer = "https://matrix.org"\n${gateway("g", "matrix.org")}`);
-    await expectConfigError(["-conf", path], /protocol "matrix" is not supported yet; supported protocols: api, irc/);
+    const path = configFile(`[zulip.org]\nServer = "https://zulip.example.org"\n${gateway("g", "zulip.org")}`);
+    await expectConfigError(
+      ["-conf", path],
+      /protocol "zulip" is not supported yet; supported protocols: api, irc\b.*\bmatrix\b/,
+    );
     const unknown = configFile(`[foo.a]\nX = 1\n${gateway("g", "foo.a")}`);
     await expectConfigError(
       ["-conf", unknown],
