@@ -4,6 +4,7 @@ import { ProtocolRegistry } from "../config/descriptor.ts";
 import { apiProtocol } from "./api/index.ts";
 import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
+import { matrixProtocol } from "./matrix/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
 
@@ -11,6 +12,7 @@ export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
   discordProtocol,
   ircProtocol,
+  matrixProtocol,
   telegramProtocol,
   xmppProtocol,
 ]); // biome-ignore format: one protocol per line

@@ -5,11 +5,20 @@ export {
   type DiscordSimulatorOptions,
   Intent as DiscordIntent,
   type MessageObject as DiscordMessageObject,
-  type RateLimitOptions,
+  type RateLimitOptions as DiscordRateLimitOptions,
   startDiscordSimulator,
 } from "./discord.ts";
 export { Inbox } from "./inbox.ts";
 export { connectIrcUser, type IrcEvent, type IrcUser, type IrcUserOptions } from "./irc-user.ts";
+export {
+  type FakeMatrix,
+  type FakeMatrixOptions,
+  type MatrixHuman,
+  type MatrixRoomEvent,
+  type RateLimitOptions as MatrixRateLimitOptions,
+  type RecordedMatrixRequest,
+  startFakeMatrix,
+} from "./matrix.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {

@@ -1,0 +1,35 @@
+// The `matrix` protocol: a Matrix client on matrix-js-sdk that joins its gateway rooms (matrix-connection.ts).
+import { defineProtocol } from "../../config/descriptor.ts";
+import { MATRIX_KEYS } from "./keys.ts";
+import { MatrixConnection } from "./matrix-connection.ts";
+
+export const matrixProtocol = defineProtocol({
+  name: "matrix",
+  keys: MATRIX_KEYS,
+  // SpoofUsername changes the bot's display name in the room before every message: noisy, and racy across rooms.
+  unsupportedKeys: ["SpoofUsername"],
+  validate(settings) {
+    const problems: string[] = [];
+    let server: URL | undefined;
+    try {
+      server = new URL(settings.Server);
+    } catch {
+      server = undefined;
+    }
+    if (server === undefined || (server.protocol !== "https:" && server.protocol !== "http:")) {
+      problems.push(
+        `Server must be the homeserver's URL, e.g. "https://matrix.org" (got ${JSON.stringify(settings.Server)})`,
+      );
+    }
+    const byToken = Boolean(settings.Token);
+    const byPassword = settings.Login !== "" && Boolean(settings.Password);
+    if (!byToken && !byPassword) {
+      problems.push('set Login and Password, or Token (and MxID), e.g. Login = "bridgebot" and Password = "..."');
+    }
+    if (settings.MxID !== "" && !/^@[^:\s]+:\S+$/.test(settings.MxID)) {
+      problems.push(`MxID must be a full user id like "@bridgebot:matrix.org" (got ${JSON.stringify(settings.MxID)})`);
+    }
+    return problems;
+  },
+  create: (account, context) => new MatrixConnection(account, context),
+});

@@ -1,0 +1,31 @@
+// The parts of a /sync answer the account reads, and the filter it syncs with: room timelines and member state
+// only (no presence, receipts, typing or account data), all of the room members (no lazy loading: names are
+// resolved from them), and a timeline long enough to catch up after a reconnect.
+import type { RoomEvent } from "./inbound.ts";
+
+export interface SyncRoom {
+  state?: { events?: RoomEvent[] };
+  timeline?: { events?: RoomEvent[]; limited?: boolean };
+}
+
+export interface SyncResponse {
+  next_batch: string;
+  rooms?: { join?: Record<string, SyncRoom>; leave?: Record<string, SyncRoom> };
+}
+
+/** Events per room per sync; more after an outage mark the timeline `limited` (the rest is skipped). */
+const CATCH_UP_LIMIT = 100;
+
+export function syncFilter(history: boolean): string {
+  return JSON.stringify({
+    presence: { not_types: ["*"] },
+    account_data: { not_types: ["*"] },
+    room: {
+      // The first sync is history, never relayed: one event per room is enough.
+      timeline: { limit: history ? 1 : CATCH_UP_LIMIT },
+      state: { types: ["m.room.member"], lazy_load_members: false },
+      ephemeral: { not_types: ["*"] },
+      account_data: { not_types: ["*"] },
+    },
+  });
+}

@@ -1,0 +1,136 @@
+// The matrix account's pure conversions: events to messages (edits, replies, threads, redactions, media) and
+// deliveries to Matrix content (HTML escaping, usernames with HTML, edits, replies, notices).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { inboundMessage, type RoomEvent, stripQuotedReply } from "../src/accounts/matrix/inbound.ts";
+import { markdownToHtml } from "../src/accounts/matrix/markdown.ts";
+import { matrixSend, matrixUsername } from "../src/accounts/matrix/outbound.ts";
+import type { Delivery } from "../src/core/account.ts";
+import { emptyMessage, type Message } from "../src/message.ts";
+
+const source = { channel: "#r:hs", username: "Alice", userid: "@alice:hs", avatar: "" };
+const options = { keepQuotedReply: false, mediaUrl: (mxc: string) => `https://hs/dl/${mxc.slice(6)}` };
+const event = (content: Record<string, unknown>, extra: Partial<RoomEvent> = {}): RoomEvent => ({
+  type: "m.room.message",
+  event_id: "$e1",
+  sender: "@alice:hs",
+  content,
+  ...extra,
+});
+const delivery = (fields: Partial<Message>): Delivery => ({
+  message: emptyMessage({ username: "<bob> ", ...fields }),
+  channel: "#r:hs",
+  gateway: "g",
+  options: {},
+});
+
+describe("matrix inbound", () => {
+  it("relays text, notices and emotes; ignores other types", () => {
+    assert.equal(inboundMessage(event({ msgtype: "m.text", body: "hi" }), source, options)?.text, "hi");
+    assert.equal(inboundMessage(event({ msgtype: "m.notice", body: "n" }), source, options)?.event, "");
+    assert.equal(inboundMessage(event({ msgtype: "m.emote", body: "waves" }), source, options)?.event, "user_action");
+    assert.equal(inboundMessage(event({ msgtype: "m.location", body: "x" }), source, options), undefined);
+    assert.equal(inboundMessage(event({ body: 5 }), source, options), undefined);
+    assert.equal(inboundMessage({ ...event({}), type: "m.reaction" }, source, options), undefined);
+  });
+
+  it("turns an edit into the original's id with the new text", () => {
+    const got = inboundMessage(
+      event({
+        msgtype: "m.text",
+        body: "* new",
+        "m.new_content": { msgtype: "m.text", body: "new" },
+        "m.relates_to": { rel_type: "m.replace", event_id: "$orig" },
+      }),
+      source,
+      options,
+    );
+    assert.equal(got?.id, "$orig");
+    assert.equal(got?.text, "new");
+  });
+
+  it("gives replies their parent and strips the quote fallback unless asked to keep it", () => {
+    const reply = event({
+      msgtype: "m.text",
+      body: "> <@bob:hs> question\n> more\n\nanswer",
+      "m.relates_to": { "m.in_reply_to": { event_id: "$p" } },
+    });
+    const got = inboundMessage(reply, source, options);
+    assert.equal(got?.parent_id, "$p");
+    assert.equal(got?.text, "answer");
+    assert.equal(inboundMessage(reply, source, { ...options, keepQuotedReply: true })?.text, reply.content.body);
+    assert.equal(stripQuotedReply("no quote"), "no quote");
+  });
+
+  it("gives thread messages the thread root as parent", () => {
+    const got = inboundMessage(
+      event({
+        msgtype: "m.text",
+        body: "in thread",
+        "m.relates_to": { rel_type: "m.thread", event_id: "$root", "m.in_reply_to": { event_id: "$last" } },
+      }),
+      source,
+      options,
+    );
+    assert.equal(got?.parent_id, "$root");
+  });
+
+  it("turns redactions (top-level or content redacts) into msg_delete and media into a link", () => {
+    const top = inboundMessage({ ...event({}), type: "m.room.redaction", redacts: "$x" }, source, options);
+    assert.equal(top?.event, "msg_delete");
+    assert.equal(top?.id, "$x");
+    const v11 = inboundMessage({ ...event({ redacts: "$y" }), type: "m.room.redaction" }, source, options);
+    assert.equal(v11?.id, "$y");
+    const image = inboundMessage(event({ msgtype: "m.image", body: "cat.png", url: "mxc://hs/abc" }), source, options);
+    assert.equal(image?.text, "cat.png https://hs/dl/hs/abc");
+  });
+});
+
+describe("matrix outbound", () => {
+  it("escapes the username and the text in formatted_body, and renders common Markdown", () => {
+    const plan = matrixSend(delivery({ text: "a <b> & **bold** `x*y*` [l](https://e.org)" }), { htmlDisable: false });
+    assert.equal(plan.kind, "message");
+    if (plan.kind !== "message") return;
+    assert.equal(plan.content.body, "<bob> a <b> & **bold** `x*y*` [l](https://e.org)");
+    assert.equal(
+      plan.content.formatted_body,
+      '&lt;bob&gt; a &lt;b&gt; &amp; <strong>bold</strong> <code>x*y*</code> <a href="https://e.org">l</a>',
+    );
+    assert.equal(markdownToHtml("one\ntwo"), "one<br>two");
+  });
+
+  it("keeps a username that is HTML, and sends plain text only with HTMLDisable", () => {
+    assert.deepEqual(matrixUsername("<b>bob</b>: "), { plain: "bob: ", formatted: "<b>bob</b>: " });
+    const plan = matrixSend(delivery({ text: "hi" }), { htmlDisable: true });
+    assert.deepEqual(plan.kind === "message" && plan.content, { msgtype: "m.text", body: "<bob> hi" });
+  });
+
+  it("builds edits, replies, notices, emotes and redactions", () => {
+    const edit = matrixSend(delivery({ text: "new", id: "$o" }), { htmlDisable: true });
+    assert.deepEqual(edit, {
+      kind: "message",
+      editOf: "$o",
+      content: {
+        msgtype: "m.text",
+        body: "* <bob> new",
+        "m.new_content": { msgtype: "m.text", body: "<bob> new" },
+        "m.relates_to": { rel_type: "m.replace", event_id: "$o" },
+      },
+    });
+    const reply = matrixSend(delivery({ text: "r", parent_id: "$p" }), { htmlDisable: true });
+    assert.deepEqual(reply.kind === "message" && reply.content["m.relates_to"], {
+      "m.in_reply_to": { event_id: "$p" },
+    });
+    const orphan = matrixSend(delivery({ text: "r", parent_id: "msg-parent-not-found" }), { htmlDisable: true });
+    assert.equal(orphan.kind === "message" && orphan.content["m.relates_to"], undefined);
+    const notice = matrixSend(delivery({ text: "x joins", event: "join_leave" }), { htmlDisable: true });
+    assert.equal(notice.kind === "message" && notice.content.msgtype, "m.notice");
+    const emote = matrixSend(delivery({ text: "waves", event: "user_action" }), { htmlDisable: true });
+    assert.equal(emote.kind === "message" && emote.content.msgtype, "m.emote");
+    assert.deepEqual(matrixSend(delivery({ event: "msg_delete", id: "$d" }), { htmlDisable: true }), {
+      kind: "redact",
+      eventId: "$d",
+    });
+    assert.deepEqual(matrixSend(delivery({ event: "msg_delete" }), { htmlDisable: true }), { kind: "nothing" });
+  });
+});
