@@ -91,8 +91,88 @@ export interface BackendHealthChanged {
   reason: string;
 }
 
+/**
+ * One per request, when its answer is complete or the client left: what the access log, `/v1/history`, metrics and
+ * the dashboard's request log show. Rejections (404, 503, budget, validation) included; `backend` is then undefined.
+ */
+export interface RequestCompleted extends RequestScoped {
+  type: "request_completed";
+  priority: Priority;
+  /** The backend that answered (the last one tried), and the model sent to it. */
+  backend: string | undefined;
+  model: string | undefined;
+  /** Why the router chose the backend (`X-Gateway-Route-Reason`); undefined when no backend was chosen. */
+  routeReason: string | undefined;
+  /** The status the client got; 499 when it left before the answer was complete. */
+  status: number;
+  outcome: "ok" | "client_error" | "rejected" | "error" | "client_abort";
+  /** Attempts made (0 when rejected before dispatch); more than 1 means the request failed over. */
+  attempts: number;
+  /** A fallback model answered instead of the one asked for. */
+  fallback: boolean;
+  queuedMs: number;
+  durationMs: number;
+  ttftMs: number | undefined;
+  /** Tokens as the backend reported them (or estimated where it reported none); undefined when unknown. */
+  promptTokens: number | undefined;
+  completionTokens: number | undefined;
+  costUsd: number | undefined;
+}
+
+/** Where a backend came from: the config file, mDNS discovery, or an operator at run time. */
+export type BackendSource = "config" | "mdns" | "api";
+
+/** The fleet changed at run time: a backend was added, changed or removed. */
+export interface BackendChanged {
+  type: "backend_changed";
+  change: "added" | "updated" | "removed";
+  backend: string;
+  source: BackendSource;
+}
+
+/** A backend's model list changed (a probe found new models, a load or unload finished). */
+export interface ModelsChanged {
+  type: "models_changed";
+  backend: string;
+  added: readonly string[];
+  removed: readonly string[];
+}
+
+export type OperationType = "load" | "unload" | "migrate";
+export type OperationStatus = "pending" | "running" | "completed" | "failed";
+
+/** A model lifecycle operation as `GET /v1/models/operations/{id}` shows it. */
+export interface OperationView {
+  id: string;
+  type: OperationType;
+  model: string;
+  /** The backend acted on (the target of a migration). */
+  backend: string;
+  /** The source backend of a migration. */
+  from?: string;
+  status: OperationStatus;
+  /** 0..1 when known (pull progress), else undefined. */
+  progress: number | undefined;
+  /** What the operation is doing now, for people ("pulling manifest", "loading into memory"). */
+  detail: string | undefined;
+  error: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | undefined;
+}
+
+/** A lifecycle operation started, progressed, completed or failed. */
+export interface OperationChanged {
+  type: "operation";
+  operation: OperationView;
+}
+
 export type GatewayEvent =
   | RequestReceived
+  | RequestCompleted
+  | BackendChanged
+  | ModelsChanged
+  | OperationChanged
   | AttemptStarted
   | AttemptFinished
   | AttemptFailed
