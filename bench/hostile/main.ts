@@ -74,15 +74,22 @@ function rssMb(pid: number): number | undefined {
 /** Node flags that load the event-loop monitor into a service. */
 const MONITOR = ["--import", "tsx", "--import", new URL("./loop-monitor.ts", import.meta.url).href];
 
-/** The service's longest event-loop delay since the last call (see loop-monitor.ts). */
-async function loopDelay(child: ManagedProcess): Promise<number | undefined> {
-  const reports = child.output.match(/loop-delay-max-ms=/g)?.length ?? 0;
+/** Reports asked of each service so far: the monitor numbers them, and the kept output is too short to count them. */
+const reportsAsked = new Map<number, number>();
+
+/** The service's own longest event-loop delay and longest busy span since the last call (see loop-monitor.ts). */
+async function loopDelay(child: ManagedProcess): Promise<{ delayMs?: number; busyMs?: number }> {
+  const reports = reportsAsked.get(child.pid) ?? 0;
+  reportsAsked.set(child.pid, reports + 1);
   process.kill(child.pid, "SIGUSR2");
   const line = await child
-    .waitForLine(new RegExp(`^loop-delay-max-ms=[\\d.]+ #${reports}$`), 10_000)
+    .waitForLine(new RegExp(`^loop-delay-max-ms=[\\d.]+ busy-max-ms=[\\w.]+ #${reports}$`), 10_000)
     .catch(() => undefined);
-  const value = line?.match(/loop-delay-max-ms=([\d.]+)/)?.[1];
-  return value === undefined ? undefined : Number(value);
+  const number = (name: string) => {
+    const value = Number(line?.match(new RegExp(`${name}=([\\d.]+)`))?.[1]);
+    return Number.isFinite(value) ? value : undefined;
+  };
+  return { delayMs: number("loop-delay-max-ms"), busyMs: number("busy-max-ms") };
 }
 
 async function startGateway(): Promise<RunningService> {
@@ -176,6 +183,7 @@ async function runPhase(
     hostileStatuses: new Map(),
     rssMb: undefined,
     loopDelayMs: undefined,
+    busyMs: undefined,
   };
   const headers = { "content-type": "application/json" };
   const hostileLoop = async (attack: HostileCase) => {
@@ -205,7 +213,9 @@ async function runPhase(
   const normalOutcome = await normalTraffic.stop();
   result.normal = normalOutcome.latencies;
   result.normalErrors = normalOutcome.failures;
-  result.loopDelayMs = await loopDelay(child);
+  const own = await loopDelay(child);
+  result.loopDelayMs = own.delayMs;
+  result.busyMs = own.busyMs;
   result.rssMb = rssMb(child.pid);
   await hostilePool.close();
   return result;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { BodyBuffer } from "./body-buffer.ts";
 import type { JsonBody } from "./context.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
 import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
@@ -51,8 +52,7 @@ export function readJsonBody(
       return;
     }
     const scanner = new JsonShapeScanner(limits);
-    const chunks: Buffer[] = [];
-    let length = 0;
+    const body = new BodyBuffer(Number.isSafeInteger(declared) && declared > 0 ? declared : undefined);
     const stop = (error: ApiError | Error) => {
       request.off("data", onData);
       request.off("end", onEnd);
@@ -61,20 +61,20 @@ export function readJsonBody(
       reject(error);
     };
     const onData = (chunk: Buffer) => {
-      length += chunk.length;
-      if (length > limit) return stop(bodyTooLarge(limit));
+      if (body.length + chunk.length > limit) return stop(bodyTooLarge(limit));
       const problem = scanner.push(chunk);
       if (problem) return stop(shapeError(problem, limits));
-      chunks.push(chunk);
+      body.push(chunk);
     };
     const onEnd = () => {
       request.off("data", onData);
       request.off("error", stop);
+      const length = body.length;
       if (length === 0) {
         reject(invalidRequest("Request body is empty; send a JSON object", null, "invalid_json"));
         return;
       }
-      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      const raw = body.bytes();
       const invalid = (error: unknown) => {
         const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
         reject(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"));

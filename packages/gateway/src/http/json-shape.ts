@@ -24,11 +24,14 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
+/** Bytes of a string looked at one by one before Buffer.indexOf takes over. */
+const SHORT_STRING_BYTES = 64;
 
 /**
  * A single pass over the body, chunk by chunk, tracking only what the limits need: string state, depth, and counts.
- * Inside strings it jumps from one quote or backslash to the next with Buffer.indexOf (native), so long texts cost
- * almost nothing; both positions are cached, so a string full of escapes stays linear. It does not validate JSON:
+ * Inside strings it looks at the first bytes itself, then jumps from one quote or backslash to the next with
+ * Buffer.indexOf (native), so long texts cost almost nothing; both positions are cached, so a string full of escapes
+ * stays linear. It does not validate JSON:
  * JSON.parse does that afterwards, on a body whose size in every dimension is now bounded.
  */
 export class JsonShapeScanner {
@@ -61,6 +64,18 @@ export class JsonShapeScanner {
           i++;
           continue;
         }
+        // Most strings are short (keys, roles, small values): looking at a few bytes here beats a native call each.
+        const near = Math.min(end, i + SHORT_STRING_BYTES);
+        let j = i;
+        while (j < near && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
+        if (j < near) {
+          if (chunk[j] === BACKSLASH) this.#escaped = true;
+          else this.#inString = false;
+          i = j + 1;
+          continue;
+        }
+        i = j;
+        if (i === end) continue;
         if (quote < i) quote = indexOrEnd(chunk, QUOTE, i);
         if (backslash < i) backslash = indexOrEnd(chunk, BACKSLASH, i);
         if (backslash < quote) {

@@ -1,0 +1,56 @@
+/** Bodies up to this size are kept as the chunks Node delivered them in, and joined once at the end. */
+const SHARED_FROM_BYTES = 256 * 1024;
+
+/**
+ * Collects a request body. A large body moves into memory shared with the JSON parse worker, grown by doubling (up to
+ * the declared Content-Length) while chunks arrive, so the copying is spread over the upload (the largest single step
+ * copies half the body, ~3 ms for 10 MB) and the worker reads the bytes where they are. Joining 10 MB at the end and
+ * copying it again for the worker took over 10 ms of the event loop per request.
+ */
+export class BodyBuffer {
+  #chunks: Buffer[] | undefined = [];
+  #shared: Buffer | undefined;
+  #length = 0;
+
+  /** `expected`: the declared Content-Length (already checked against the body limit), if any. */
+  constructor(readonly expected: number | undefined) {}
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(chunk: Buffer): void {
+    const end = this.#length + chunk.length;
+    if (this.#chunks) {
+      this.#chunks.push(chunk);
+      this.#length = end;
+      if (end >= SHARED_FROM_BYTES) {
+        this.#shared = Buffer.from(new SharedArrayBuffer(this.#nextSize(end, 0)));
+        let offset = 0;
+        for (const part of this.#chunks) offset += part.copy(this.#shared, offset);
+        this.#chunks = undefined;
+      }
+      return;
+    }
+    let shared = this.#shared!;
+    if (end > shared.length) {
+      const grown = Buffer.from(new SharedArrayBuffer(this.#nextSize(end, shared.length)));
+      shared.copy(grown, 0, 0, this.#length);
+      shared = this.#shared = grown;
+    }
+    chunk.copy(shared, this.#length);
+    this.#length = end;
+  }
+
+  /** Doubling, up to the declared length: a body refused early (most hostile ones) never costs its declared size. */
+  #nextSize(needed: number, current: number): number {
+    return Math.max(needed, Math.min(Math.max(current, needed) * 2, this.expected ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** The whole body: in shared memory when it grew large, else the chunks joined. */
+  bytes(): Buffer {
+    if (this.#shared) return this.#shared.subarray(0, this.#length);
+    const chunks = this.#chunks!;
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#length);
+  }
+}
