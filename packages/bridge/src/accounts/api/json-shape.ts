@@ -13,20 +13,34 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 
+/** Bytes of a string looked at one by one before Buffer.indexOf takes over (most strings are short). */
+const SHORT_STRING_BYTES = 64;
+
 /** Why the JSON is beyond what a message needs, or undefined when its shape is within the limits. */
 export function jsonShapeProblem(bytes: Uint8Array): string | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const length = buffer.length;
   let depth = 0;
   let separators = 0;
-  const length = bytes.length;
+  // The next quote and backslash at or after the position they were looked up from (native searches, cached so
+  // that a text full of escapes stays linear).
+  let quote = -1;
+  let backslash = -1;
   for (let i = 0; i < length; i++) {
-    const c = bytes[i];
+    const c = buffer[i];
     if (c === QUOTE) {
-      // Skip the string: a backslash escapes the byte after it (\" and \\ included).
-      for (i++; i < length; i++) {
-        const inside = bytes[i];
-        if (inside === QUOTE) break;
-        if (inside === BACKSLASH) i++;
+      // Skip the string: a backslash escapes the byte after it (\" and \\ included). `i` ends on the closing quote.
+      i++;
+      const near = Math.min(length, i + SHORT_STRING_BYTES);
+      while (i < near && buffer[i] !== QUOTE) i += buffer[i] === BACKSLASH ? 2 : 1;
+      if (i < near || i >= length) continue;
+      for (;;) {
+        if (quote < i) quote = indexOrEnd(buffer, QUOTE, i);
+        if (backslash < i) backslash = indexOrEnd(buffer, BACKSLASH, i);
+        if (backslash >= quote) break;
+        i = backslash + 2;
       }
+      i = quote;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > MAX_JSON_DEPTH) {
         return `JSON nested deeper than ${MAX_JSON_DEPTH} levels; a message needs at most 4`;
@@ -38,4 +52,9 @@ export function jsonShapeProblem(bytes: Uint8Array): string | undefined {
     }
   }
   return undefined;
+}
+
+function indexOrEnd(buffer: Buffer, byte: number, from: number): number {
+  const found = buffer.indexOf(byte, from);
+  return found === -1 ? buffer.length : found;
 }

@@ -15,6 +15,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE,
 } from "./errors.ts";
 import { InboundError } from "./inbound.ts";
+import { largeBodyTurn } from "./large-body-turns.ts";
 import { requestLogger } from "./request-log.ts";
 import type { ServerLimits } from "./server-limits.ts";
 import type { WebsocketClients } from "./websocket.ts";
@@ -191,8 +192,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     },
   });
 
-  app.post("/api/message", (request, reply) => {
+  app.post("/api/message", async (request, reply) => {
     if (!isPostedBody(request.body)) return sendError(reply, 415, UNSUPPORTED_MEDIA_TYPE);
+    await largeBodyTurn(request.body.bytes.length);
     try {
       const { encoded, deliveries } = deps.post(request.body);
       return reply.type(JSON_TYPE).header("x-switchboard-deliveries", String(deliveries)).send(encoded);
