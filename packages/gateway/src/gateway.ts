@@ -15,6 +15,8 @@ import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
 import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
 import { EventBus } from "./telemetry/events.ts";
+import { RequestHistory } from "./telemetry/history.ts";
+import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
 import { VERSION } from "./version.ts";
@@ -75,6 +77,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   feedQuality(events, quality);
   const stats = new Stats(events);
+  const history = new RequestHistory(events, config.server.history_size);
   // The budget is a policy stage: before capacity, which stays last (a request only capacity turned away may wait).
   const policyFilters = budget
     ? {
@@ -82,7 +85,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         order: budgetOrder(budget),
       }
     : {};
-  const router = new Router({ ...config.routing, policies: config.policies, quality, ...policyFilters });
+  let queueDepth = () => 0;
+  const metrics = new GatewayMetrics({ events, registry, budget, queueDepth: () => queueDepth() });
+  const router = new Router({
+    ...config.routing,
+    policies: config.policies,
+    quality,
+    timings: metrics.routingTimings,
+    ...policyFilters,
+  });
   const health = new HealthChecker(registry, config.healthCheck);
   const shutdown = new ShutdownSignal();
   const pipeline = new DispatchPipeline({
@@ -99,6 +110,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     quality,
     shutdown,
   });
+  queueDepth = () => pipeline.queue.depth;
   const app = buildServer({
     config,
     registry,
@@ -106,6 +118,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     pipeline,
     events,
     stats,
+    history,
+    metrics,
     budget,
     prices,
     logger,

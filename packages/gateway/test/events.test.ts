@@ -33,15 +33,30 @@ describe("the event stream: a subscriber sees every step of a request (what metr
     const off = gateway.events.onAny((event) => {
       if ("requestId" in event && event.requestId === "evt-1") seen.push(event);
     });
+    const completion = gateway.events.next("request_completed", (event) => event.requestId === "evt-1");
     const response = await postJson(`${gateway.url}/v1/chat/completions`, hello("m", { stream: true }), {
       "x-request-id": "evt-1",
     });
+    const completed = await completion;
     off();
     assert.equal(response.status, 200);
     assert.deepEqual(
       seen.map((event) => event.type),
-      ["request_received", "attempt_started", "attempt_failed", "attempt_started", "attempt_finished"],
+      [
+        "request_received",
+        "attempt_started",
+        "attempt_failed",
+        "attempt_started",
+        "attempt_finished",
+        "request_completed",
+      ],
     );
+    // The request as a whole: the backend that answered after one failover, and how it ended.
+    assert.deepEqual(
+      [completed.backend, completed.model, completed.status, completed.outcome, completed.attempts, completed.stream],
+      ["working", "m", 200, "ok", 2, true],
+    );
+    assert.equal(completed.routeReason, "failover");
     const failed = seen[2] as Extract<GatewayEvent, { type: "attempt_failed" }>;
     assert.deepEqual(
       [failed.backend, failed.model, failed.errorKind, failed.status, failed.backendFault, failed.attempt],

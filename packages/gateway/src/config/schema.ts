@@ -66,6 +66,7 @@ const server = z.strictObject({
     .default(10 * 1024 * 1024),
   client_timeout_seconds: positiveSeconds.default(30),
   shutdown_grace_seconds: z.number().min(0).max(3600).default(10),
+  history_size: z.number().int().min(0).max(100_000).default(1000),
 });
 
 const healthCheck = z.strictObject({

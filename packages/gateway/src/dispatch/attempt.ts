@@ -1,3 +1,4 @@
+import type { AnswerTokens } from "./answer-tokens.ts";
 import type { AttemptFailure } from "./failure.ts";
 
 /**
@@ -19,4 +20,6 @@ export interface Attempt {
   abort(): void;
   /** performance.now() when the first byte was relayed to the client, if it was. */
   readonly firstByteAt: number | undefined;
+  /** Tokens the answer relayed to the client reported (its `usage`), if it did. */
+  readonly tokens: AnswerTokens | undefined;
 }

@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { UpstreamUnreachable } from "../backends/types.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
+import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, isBackendFault } from "./failure.ts";
 import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
@@ -32,6 +33,7 @@ export class ChatAttempt implements Attempt {
   readonly done: Promise<AttemptResult>;
   call: UpstreamCall | undefined;
   firstByteAt: number | undefined;
+  tokens: AnswerTokens | undefined;
   #resolve!: (result: AttemptResult) => void;
   #status = 0;
   #contentType = "";
@@ -70,6 +72,8 @@ export class ChatAttempt implements Attempt {
     }
     const events = this.#sse!.push(chunk);
     if (events.length === 0) return;
+    // The usage chunk (stream_options.include_usage, or always from some servers) comes last; keep the latest seen.
+    this.tokens = answerTokens(events) ?? this.tokens;
     const res = this.options.res;
     if (res.destroyed) return;
     if (!this.#started) {
@@ -115,6 +119,7 @@ export class ChatAttempt implements Attempt {
       return;
     }
     // Success, or a 4xx that is the client's fault: relayed as it is.
+    if (this.#status < 400) this.tokens = answerTokens(body);
     headers["content-type"] = this.#contentType;
     headers["content-length"] = body.length;
     this.firstByteAt = performance.now();

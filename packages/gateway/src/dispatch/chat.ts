@@ -1,5 +1,5 @@
 import type { BackendState } from "../fleet/backend-state.ts";
-import type { RequestFacts } from "../http/request-log.ts";
+import type { RequestFacts } from "../http/request-facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
 import { ChatAttempt } from "./chat-attempt.ts";

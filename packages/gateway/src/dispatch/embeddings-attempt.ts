@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { type EmbeddingsCall, UpstreamUnreachable } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
+import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { isBackendFault } from "./failure.ts";
 
@@ -8,6 +9,7 @@ import { isBackendFault } from "./failure.ts";
 export class EmbeddingsAttempt implements Attempt {
   readonly done: Promise<AttemptResult>;
   firstByteAt: number | undefined;
+  tokens: AnswerTokens | undefined;
   readonly #controller = new AbortController();
 
   constructor(
@@ -42,6 +44,7 @@ export class EmbeddingsAttempt implements Attempt {
           markUnhealthy: reply.statusCode !== 429,
         };
       }
+      if (reply.statusCode < 400) this.tokens = answerTokens(reply.body);
       headers["content-type"] = reply.contentType;
       headers["content-length"] = reply.body.length;
       this.firstByteAt = performance.now();

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
 import { ApiError } from "../http/errors.ts";
-import type { RequestFacts } from "../http/request-log.ts";
+import type { RequestFacts } from "../http/request-facts.ts";
 import { noAvailableBackend } from "../http/route-errors.ts";
 import type { QualityTracker } from "../routing/quality.ts";
 import type { RouteDecision, RouteReason, Target } from "../routing/types.ts";
@@ -106,7 +106,9 @@ export class DispatchPipeline {
     let reason: RouteReason;
     let held: Target<BackendState> | undefined;
     if (decision.outcome === "at_capacity") {
+      const queuedAt = performance.now();
       const admitted = await this.#waitForSlot(job, decision, res, flight);
+      if (job.facts) job.facts.queuedMs = performance.now() - queuedAt;
       if (admitted === undefined) return;
       ({ targets, reason, held } = admitted);
     } else {
@@ -176,8 +178,14 @@ export class DispatchPipeline {
       model: target.model,
       attempt: index,
     };
-    // The backend tried last is the one the request's log line names (the answer may be written before we resume).
-    if (job.facts) job.facts.backend = state.name;
+    // The backend tried last is the one the request's completion names (the answer may be written before we resume).
+    const facts = job.facts;
+    if (facts) {
+      facts.backend = state.name;
+      facts.backendModel = target.model;
+      facts.routeReason = reason;
+      facts.attempts = index + 1;
+    }
     const started = performance.now();
     events.emit({ type: "attempt_started", ...scope });
     let result: AttemptResult;
@@ -196,6 +204,12 @@ export class DispatchPipeline {
     }
     const durationMs = performance.now() - started;
     const ttftMs = attempt.firstByteAt === undefined ? undefined : attempt.firstByteAt - started;
+    if (facts) {
+      facts.ttftMs = ttftMs;
+      facts.promptTokens = attempt.tokens?.promptTokens;
+      facts.completionTokens = attempt.tokens?.completionTokens;
+      facts.brokenStream = result.kind === "answered" && result.brokenStream !== undefined;
+    }
     // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on.
     if (result.kind === "failed" || (result.kind === "answered" && result.brokenStream !== undefined)) {
       const failure = result.kind === "failed" ? result.failure : undefined;

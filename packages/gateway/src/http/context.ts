@@ -6,6 +6,8 @@ import type { Budget } from "../policy/budget.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { Router } from "../routing/router.ts";
 import type { EventBus } from "../telemetry/events.ts";
+import type { RequestHistory } from "../telemetry/history.ts";
+import type { GatewayMetrics } from "../telemetry/metrics.ts";
 import type { Stats } from "../telemetry/stats.ts";
 
 /** Everything the HTTP routes use; built once by the gateway. */
@@ -17,6 +19,8 @@ export interface GatewayContext {
   pipeline: DispatchPipeline;
   events: EventBus;
   stats: Stats;
+  history: RequestHistory;
+  metrics: GatewayMetrics;
   /** Undefined when no `[budget]` is configured. */
   budget: Budget | undefined;
   prices: PriceTable;

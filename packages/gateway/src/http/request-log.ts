@@ -1,57 +1,86 @@
-import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import type { Endpoint, EventBus, RequestCompleted } from "../telemetry/events.ts";
+import { completedEvent, factsOf, knownFacts } from "./request-facts.ts";
 
-/** What the routes learn about a request that is worth a log line: the model asked for and the backend that served. */
-export interface RequestFacts {
-  model?: string;
-  backend?: string;
-}
-
-const FACTS = new WeakMap<IncomingMessage, RequestFacts>();
-
-/** The facts object of a request, created on first use; routes and dispatchers fill it in. */
-export function factsOf(request: IncomingMessage): RequestFacts {
-  let facts = FACTS.get(request);
-  if (!facts) {
-    facts = {};
-    FACTS.set(request, facts);
-  }
-  return facts;
-}
+/** The model endpoints, by route: every request to them completes as an event, bodies refused before parsing too. */
+const MODEL_ROUTES = new Map<string, Endpoint>([
+  ["/v1/chat/completions", "chat"],
+  ["/v1/embeddings", "embeddings"],
+]);
 
 /**
- * One info line per request when its response is done (or the client left): method, path without the query (which
- * may carry secrets), status, duration, and model and backend where known. Never headers or bodies.
+ * When a response is done (or its client left): chat and embeddings requests become one `request_completed` event,
+ * and every request one info line — method, path without the query (which may carry secrets), status, duration, and
+ * for model requests the model, backend, route reason and tokens, read from that same event so the log, history,
+ * stats and metrics agree. Never headers or bodies.
  */
-export function logRequests(app: FastifyInstance, logger: Logger): void {
-  if (!logger.isLevelEnabled("info")) return;
+export function trackRequests(app: FastifyInstance, logger: Logger, events: EventBus): void {
+  const log = logger.isLevelEnabled("info");
   app.addHook("onRequest", (request, reply, done) => {
     const started = performance.now();
     const res = reply.raw;
+    const endpoint = request.method === "POST" ? MODEL_ROUTES.get(request.routeOptions.url ?? "") : undefined;
+    if (endpoint) {
+      const facts = factsOf(request.raw);
+      facts.endpoint = endpoint;
+      facts.requestId = String(request.id);
+    }
     res.once("close", () => {
-      const path = request.url.split("?")[0] ?? "";
-      const ms = Math.round((performance.now() - started) * 10) / 10;
+      const ms = performance.now() - started;
       const status = res.writableFinished ? res.statusCode : 499;
-      const facts = FACTS.get(request.raw);
-      const where = facts?.backend
-        ? ` ${facts.model ?? "?"} via ${facts.backend}`
-        : facts?.model
-          ? ` ${facts.model}`
-          : "";
-      logger.info(
-        {
-          requestId: request.id,
-          method: request.method,
-          path,
-          status,
-          ms,
-          model: facts?.model,
-          backend: facts?.backend,
-        },
-        `${request.method} ${path} ${status} ${ms} ms${where}${status === 499 ? " (client went away)" : ""}`,
-      );
+      const facts = knownFacts(request.raw);
+      const report = () => {
+        const completed =
+          facts?.endpoint !== undefined
+            ? completedEvent({ ...facts, endpoint: facts.endpoint }, res, status, ms)
+            : undefined;
+        if (completed) events.emit(completed);
+        if (log) logLine(logger, request.id, request.method, request.url, status, ms, completed);
+      };
+      if (facts?.dispatch) facts.dispatch.then(report, report);
+      else report();
     });
     done();
   });
+}
+
+function logLine(
+  logger: Logger,
+  requestId: string,
+  method: string,
+  url: string,
+  status: number,
+  ms: number,
+  completed: RequestCompleted | undefined,
+): void {
+  const path = url.split("?")[0] ?? "";
+  const rounded = Math.round(ms * 10) / 10;
+  logger.info(
+    {
+      requestId,
+      method,
+      path,
+      status,
+      ms: rounded,
+      model: completed?.requestedModel || undefined,
+      backend: completed?.backend,
+      routeReason: completed?.routeReason,
+      promptTokens: completed?.promptTokens,
+      completionTokens: completed?.completionTokens,
+    },
+    `${method} ${path} ${status} ${rounded} ms${describe(completed)}${status === 499 ? " (client went away)" : ""}`,
+  );
+}
+
+/** " model via backend (reason, 12+34 tokens)" for a model request's log line. */
+function describe(completed: RequestCompleted | undefined): string {
+  if (!completed?.requestedModel) return "";
+  const tokens =
+    completed.promptTokens !== undefined || completed.completionTokens !== undefined
+      ? `${completed.promptTokens ?? 0}+${completed.completionTokens ?? 0} tokens`
+      : undefined;
+  const details = [completed.routeReason, tokens].filter(Boolean).join(", ");
+  const backend = completed.backend ? ` via ${completed.backend}` : "";
+  return ` ${completed.requestedModel}${backend}${details ? ` (${details})` : ""}`;
 }

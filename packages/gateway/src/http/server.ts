@@ -7,7 +7,7 @@ import { ApiError, fromFrameworkError } from "./errors.ts";
 import { answerClientError, answerConnect, answerFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
-import { logRequests } from "./request-log.ts";
+import { trackRequests } from "./request-log.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
@@ -85,7 +85,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     );
   });
 
-  logRequests(app, context.logger);
+  trackRequests(app, context.logger, context.events);
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerInfoRoutes(app, context);

@@ -149,7 +149,12 @@ export class Budget {
 
 /** Routing filter: at the hard limit, `block_cloud` excludes cloud backends and `block_all` every backend. */
 export function budgetFilter(budget: Budget): Filter {
-  return <C extends Candidate>(candidates: readonly C[], context: FilterContext, rejected: Rejection[]): C[] => {
+  // Named: routing metrics label each stage by its filter's name.
+  return function budgetStage<C extends Candidate>(
+    candidates: readonly C[],
+    context: FilterContext,
+    rejected: Rejection[],
+  ): C[] {
     if (budget.allows("cloud")) return candidates as C[];
     const kept: C[] = [];
     for (const candidate of candidates) {

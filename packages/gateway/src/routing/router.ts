@@ -41,6 +41,19 @@ export interface RouterOptions {
   random?: () => number;
   /** Recent error rates and times to first token per backend and model. */
   quality?: QualityView;
+  /** Receives how long each routing stage took (the metrics); absent, nothing is timed. */
+  timings?: RoutingTimings;
+}
+
+/** Where routing reports its timing: each filter by name, the strategy, and a whole decision. */
+export interface RoutingTimings {
+  stage(name: string, seconds: number): void;
+  decision(seconds: number): void;
+}
+
+/** A filter's stage name: its function's name without "Filter"/"Stage" (healthFilter → health). */
+function stageName(filter: Filter): string {
+  return filter.name.replace(/(Filter|Stage)$/, "") || "filter";
 }
 
 /**
@@ -66,11 +79,13 @@ export class Router {
   readonly #policies: PolicyTable;
   readonly #filters: readonly Filter[];
   readonly #state: StrategyState;
+  readonly #stageNames: ReadonlyMap<Filter, string>;
 
   constructor(options: RouterOptions) {
     this.#options = options;
     this.#policies = new PolicyTable(options.policies);
     this.#filters = options.filters ?? FILTERS;
+    this.#stageNames = new Map(this.#filters.map((filter) => [filter, stageName(filter)]));
     const quality = options.quality;
     this.#state = {
       counters: new Map(),
@@ -95,6 +110,20 @@ export class Router {
     requirements: Requirements,
     fleet: FleetView<C>,
     options: RouteOptions = STRICT,
+  ): RouteDecision<C> {
+    const timings = this.#options.timings;
+    if (!timings) return this.#decide(requested, requirements, fleet, options);
+    const started = performance.now();
+    const decision = this.#decide(requested, requirements, fleet, options);
+    timings.decision((performance.now() - started) / 1000);
+    return decision;
+  }
+
+  #decide<C extends Candidate>(
+    requested: string,
+    requirements: Requirements,
+    fleet: FleetView<C>,
+    options: RouteOptions,
   ): RouteDecision<C> {
     const resolved = this.resolveAlias(requested);
     const rejections: Rejection[] = [];
@@ -196,15 +225,20 @@ export class Router {
   ): C[] {
     const context = { model, requirements, policy, quality: this.#options.quality };
     let candidates = fleet.backendsFor(model) as C[];
+    const timings = this.#options.timings;
     for (const filter of this.#filters) {
       if (candidates.length === 0) break;
       const before = candidates;
+      const started = timings ? performance.now() : 0;
       candidates = filter(candidates, context, rejections);
+      if (timings) timings.stage(this.#stageNames.get(filter)!, (performance.now() - started) / 1000);
       if (filter === capacityFilter && candidates !== before) {
         for (const backend of before) if (!candidates.includes(backend)) blocked.push({ backend, model, fallback });
       }
     }
+    const started = timings ? performance.now() : 0;
     const ordered = orderCandidates(candidates, this.#options.strategy, this.#options.weights, model, this.#state);
+    if (timings) timings.stage("strategy", (performance.now() - started) / 1000);
     return this.#options.order ? this.#options.order(ordered) : ordered;
   }
 

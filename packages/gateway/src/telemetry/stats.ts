@@ -1,5 +1,5 @@
 import type { Registry } from "../fleet/registry.ts";
-import type { EventBus } from "./events.ts";
+import type { EventBus, RequestCompleted } from "./events.ts";
 
 interface BackendCounters {
   requests: number;
@@ -18,6 +18,15 @@ interface QueueCounters {
   depth: number;
 }
 
+/** Completed requests by how they ended (`request_completed` outcomes). */
+type OutcomeCounts = Record<RequestCompleted["outcome"], number>;
+
+interface ModelCounters {
+  requests: number;
+  errors: number;
+  totalDurationMs: number;
+}
+
 /** Live queue facts the stats body shows besides the counters (set when the queue exists). */
 export interface QueueView {
   readonly enabled: boolean;
@@ -32,6 +41,9 @@ export interface QueueView {
 export class Stats {
   readonly startedAt = Date.now();
   #totalRequests = 0;
+  readonly #outcomes: OutcomeCounts = { ok: 0, client_error: 0, rejected: 0, error: 0, client_abort: 0 };
+  /** Keyed by the model a backend served: only models the fleet has, so client-chosen names never grow it. */
+  readonly #models = new Map<string, ModelCounters>();
   readonly #backends = new Map<string, BackendCounters>();
   readonly #queue: QueueCounters = {
     queued: 0,
@@ -46,6 +58,18 @@ export class Stats {
   constructor(events: EventBus) {
     events.on("request_received", () => {
       this.#totalRequests++;
+    });
+    events.on("request_completed", (event) => {
+      this.#outcomes[event.outcome]++;
+      if (event.model === undefined) return;
+      let counters = this.#models.get(event.model);
+      if (!counters) {
+        counters = { requests: 0, errors: 0, totalDurationMs: 0 };
+        this.#models.set(event.model, counters);
+      }
+      counters.requests++;
+      counters.totalDurationMs += event.durationMs;
+      if (event.outcome === "error") counters.errors++;
     });
     events.on("attempt_finished", (event) => {
       const counters = this.#backend(event.backend);
@@ -87,6 +111,14 @@ export class Stats {
     return this.#backend(name);
   }
 
+  get outcomes(): Readonly<OutcomeCounts> {
+    return this.#outcomes;
+  }
+
+  get models(): ReadonlyMap<string, Readonly<ModelCounters>> {
+    return this.#models;
+  }
+
   get queue(): Readonly<QueueCounters> {
     return this.#queue;
   }
@@ -108,6 +140,22 @@ export function statsBody(stats: Stats, registry: Registry, queue?: QueueView): 
   return {
     uptime_seconds: stats.uptimeSeconds,
     total_requests: stats.totalRequests,
+    requests: {
+      completed: Object.values(stats.outcomes).reduce((sum, count) => sum + count, 0),
+      succeeded: stats.outcomes.ok,
+      client_errors: stats.outcomes.client_error,
+      rejected: stats.outcomes.rejected,
+      errors: stats.outcomes.error,
+      client_aborts: stats.outcomes.client_abort,
+    },
+    models: [...stats.models]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([model, counters]) => ({
+        model,
+        requests: counters.requests,
+        errors: counters.errors,
+        average_duration_ms: round(counters.totalDurationMs / counters.requests),
+      })),
     backends: registry.backends.map((state) => {
       const counters = stats.backend(state.name);
       return {

@@ -6,7 +6,7 @@ import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { invalidRequest } from "../errors.ts";
-import { factsOf } from "../request-log.ts";
+import { factsOf } from "../request-facts.ts";
 import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
@@ -23,6 +23,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     const requested = typeof value?.["model"] === "string" ? value["model"] : "";
     const stream = value?.["stream"] === true;
     const requestId = String(request.id);
+    Object.assign(factsOf(request.raw), { model: requested, stream, priority: controls.priority });
     events.emit({
       type: "request_received",
       requestId,
@@ -36,7 +37,6 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     if (problem) return sendError(reply, problem);
     const body = parsed.value as Record<string, unknown>;
     const requirements = chatRequirements(body);
-    factsOf(request.raw).model = requested;
     const route = () => router.decide(requested, requirements, registry, controls);
     const decision = route();
     if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(requested, decision.available));
@@ -59,7 +59,9 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
       route,
     });
-    await settleHijacked(pipeline.run(job, decision, reply.raw), reply.raw, requestId, context.logger);
+    const dispatch = pipeline.run(job, decision, reply.raw);
+    factsOf(request.raw).dispatch = dispatch;
+    await settleHijacked(dispatch, reply.raw, requestId, context.logger);
   });
 }
 

@@ -4,7 +4,7 @@ import { embeddingsRequirements } from "../../routing/requirements.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext, JsonBody } from "../context.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
-import { factsOf } from "../request-log.ts";
+import { factsOf } from "../request-facts.ts";
 import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
@@ -20,11 +20,13 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     const parsed = request.body as JsonBody | undefined;
     const value = parsed?.value as Record<string, unknown> | undefined;
     const requestId = String(request.id);
+    const requested = typeof value?.["model"] === "string" ? value["model"] : "";
+    Object.assign(factsOf(request.raw), { model: requested, stream: false, priority });
     events.emit({
       type: "request_received",
       requestId,
       endpoint: "embeddings",
-      requestedModel: typeof value?.["model"] === "string" ? value["model"] : "",
+      requestedModel: requested,
       stream: false,
       priority,
     });
@@ -32,7 +34,6 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     const input = validateEmbeddings(parsed.value);
     if (input instanceof ApiError) return sendError(reply, input);
     const requirements = embeddingsRequirements(input.input);
-    factsOf(request.raw).model = input.model;
     const route = () => router.decide(input.model, requirements, registry);
     const decision = route();
     if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(input.model, decision.available));
@@ -53,6 +54,8 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       estimatedTokens: requirements.estimatedTokens,
       route,
     });
-    await settleHijacked(pipeline.run(job, decision, reply.raw), reply.raw, requestId, context.logger);
+    const dispatch = pipeline.run(job, decision, reply.raw);
+    factsOf(request.raw).dispatch = dispatch;
+    await settleHijacked(dispatch, reply.raw, requestId, context.logger);
   });
 }

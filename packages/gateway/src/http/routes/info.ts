@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { statsBody } from "../../telemetry/stats.ts";
 import type { GatewayContext } from "../context.ts";
+import { invalidRequest } from "../errors.ts";
 import { modelNotFound } from "../route-errors.ts";
 import { sendError, sendJson } from "../send.ts";
 
-/** GET /v1/models, /health and /v1/stats. */
+/** GET /v1/models, /health, /v1/stats, /v1/history and /metrics. */
 export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
-  const { registry, stats, version, pipeline } = context;
+  const { registry, stats, version, pipeline, history, metrics } = context;
 
   const listModels = (): Record<string, unknown>[] => {
     const data: Record<string, unknown>[] = [];
@@ -63,6 +64,28 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
     // Like Nexus: the budget object is there when a budget is configured.
     if (context.budget) body["budget"] = context.budget.statsBody();
     sendJson(reply, body);
+  });
+
+  app.get("/metrics", async (_request, reply) => {
+    const text = await metrics.text();
+    reply.code(200).header("content-type", metrics.contentType).send(text);
+  });
+
+  // The last completed requests, newest first: ?limit=N (1..history_size) for fewer.
+  app.get("/v1/history", async (request, reply) => {
+    const given = (request.query as Record<string, unknown>)["limit"];
+    let limit = history.capacity;
+    if (given !== undefined) {
+      limit = typeof given === "string" && /^\d{1,6}$/.test(given) ? Number(given) : 0;
+      if (limit < 1 || limit > history.capacity) {
+        const range = history.capacity > 0 ? `between 1 and ${history.capacity}` : "absent: the history is off";
+        return sendError(
+          reply,
+          invalidRequest(`limit must be an integer ${range} (server.history_size)`, "limit", "invalid_value"),
+        );
+      }
+    }
+    sendJson(reply, { object: "list", capacity: history.capacity, data: history.recent(limit) });
   });
 }
 

@@ -1,0 +1,75 @@
+import type { EventBus, RequestCompleted } from "./events.ts";
+
+/** One completed request as `GET /v1/history` shows it (no prompt or answer content, ever). */
+export interface HistoryEntry {
+  request_id: string;
+  finished_at: string;
+  endpoint: string;
+  model: string;
+  backend: string | null;
+  backend_model: string | null;
+  route_reason: string | null;
+  status: number;
+  outcome: RequestCompleted["outcome"];
+  stream: boolean;
+  priority: string;
+  attempts: number;
+  fallback: boolean;
+  queued_ms: number;
+  duration_ms: number;
+  ttft_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+/** The last `capacity` completed requests, from the event stream; a fixed ring, so memory never grows. */
+export class RequestHistory {
+  readonly #ring: (HistoryEntry | undefined)[];
+  #next = 0;
+  #size = 0;
+
+  constructor(
+    events: EventBus,
+    readonly capacity: number,
+  ) {
+    this.#ring = new Array(capacity);
+    if (capacity > 0) events.on("request_completed", (event) => this.#add(event));
+  }
+
+  /** Newest first, at most `limit`. */
+  recent(limit = this.capacity): HistoryEntry[] {
+    const count = Math.min(limit, this.#size);
+    const entries: HistoryEntry[] = [];
+    for (let i = 1; i <= count; i++) {
+      entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!);
+    }
+    return entries;
+  }
+
+  #add(event: RequestCompleted): void {
+    this.#ring[this.#next] = {
+      request_id: event.requestId,
+      finished_at: new Date().toISOString(),
+      endpoint: event.endpoint,
+      model: event.requestedModel,
+      backend: event.backend ?? null,
+      backend_model: event.model ?? null,
+      route_reason: event.routeReason ?? null,
+      status: event.status,
+      outcome: event.outcome,
+      stream: event.stream,
+      priority: event.priority,
+      attempts: event.attempts,
+      fallback: event.fallback,
+      queued_ms: round(event.queuedMs),
+      duration_ms: round(event.durationMs),
+      ttft_ms: event.ttftMs === undefined ? null : round(event.ttftMs),
+      prompt_tokens: event.promptTokens ?? null,
+      completion_tokens: event.completionTokens ?? null,
+    };
+    this.#next = (this.#next + 1) % this.capacity;
+    this.#size = Math.min(this.#size + 1, this.capacity);
+  }
+}

@@ -1,0 +1,223 @@
+import { Counter, Gauge, Histogram, Registry as MetricsRegistry } from "prom-client";
+import type { Registry } from "../fleet/registry.ts";
+import type { Budget } from "../policy/budget.ts";
+import type { RoutingTimings } from "../routing/router.ts";
+import type { EventBus, RequestCompleted } from "./events.ts";
+import { registerProcessMetrics } from "./process-metrics.ts";
+
+/** Label value for a model no backend lists: client-chosen names never become label values (bounded cardinality). */
+export const OTHER_MODEL = "other";
+/** Label value where a request reached no backend. */
+const NO_BACKEND = "none";
+
+/** Request durations: from a cached answer to a long generation. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Routing runs in microseconds: sub-millisecond buckets. */
+const ROUTING_BUCKETS = [0.000_005, 0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.005, 0.01];
+
+export interface MetricsSources {
+  events: EventBus;
+  registry: Registry;
+  queueDepth: () => number;
+  budget: Budget | undefined;
+}
+
+/**
+ * The Prometheus metrics (`GET /metrics`), all read from the event stream or, for gauges, from the fleet, queue and
+ * budget at scrape time, so they agree with `/v1/stats` and `/v1/history`. Backend labels are configured names;
+ * model labels are models the fleet lists, anything else is "other".
+ */
+export class GatewayMetrics {
+  readonly registry = new MetricsRegistry();
+  /** Hand to the router: per-stage timing of each decision. */
+  readonly routingTimings: RoutingTimings;
+  readonly #fleet: Registry;
+
+  constructor(sources: MetricsSources) {
+    const { events, registry: fleet, queueDepth, budget } = sources;
+    this.#fleet = fleet;
+    const registers = [this.registry];
+    registerProcessMetrics(this.registry);
+
+    const requests = new Counter({
+      name: "gateway_requests_total",
+      help: "Completed chat and embeddings requests, by endpoint, model, backend, HTTP status, stream and outcome.",
+      labelNames: ["endpoint", "model", "backend", "status", "stream", "outcome"],
+      registers,
+    });
+    const duration = new Histogram({
+      name: "gateway_request_duration_seconds",
+      help: "Time from a request's arrival to its last byte, by endpoint, model and backend.",
+      labelNames: ["endpoint", "model", "backend"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    const ttft = new Histogram({
+      name: "gateway_time_to_first_token_seconds",
+      help: "Time from an attempt's start to the first byte relayed (first event of a stream), by model and backend.",
+      labelNames: ["model", "backend"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    const errors = new Counter({
+      name: "gateway_errors_total",
+      help: "Failed attempts (unreachable, timeout, http_status, broken_stream) and requests that failed or were rejected.",
+      labelNames: ["kind", "backend"],
+      registers,
+    });
+    const fallbacks = new Counter({
+      name: "gateway_fallbacks_total",
+      help: "Requests answered by a fallback or substitute model, by the model that answered.",
+      labelNames: ["model"],
+      registers,
+    });
+    const tokens = new Counter({
+      name: "gateway_tokens_total",
+      help: "Tokens the answers reported, by model, backend and type (prompt, completion).",
+      labelNames: ["model", "backend", "type"],
+      registers,
+    });
+    const queued = new Histogram({
+      name: "gateway_queue_wait_seconds",
+      help: "Time requests waited in the queue for a backend slot, by how they left it.",
+      labelNames: ["outcome"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    const routingStage = new Histogram({
+      name: "gateway_routing_stage_duration_seconds",
+      help: "Time each routing stage (filter, strategy) took per model considered.",
+      labelNames: ["stage"],
+      buckets: ROUTING_BUCKETS,
+      registers,
+    });
+    const routing = new Histogram({
+      name: "gateway_routing_duration_seconds",
+      help: "Time one routing decision took (aliases, every filter, strategy, fallbacks).",
+      buckets: ROUTING_BUCKETS,
+      registers,
+    });
+    this.routingTimings = {
+      stage: (name, seconds) => routingStage.observe({ stage: name }, seconds),
+      decision: (seconds) => routing.observe(seconds),
+    };
+
+    events.on("request_completed", (event) => {
+      const model = this.#modelLabel(event);
+      const backend = event.backend ?? NO_BACKEND;
+      requests.inc({
+        endpoint: event.endpoint,
+        model,
+        backend,
+        status: String(event.status),
+        stream: String(event.stream),
+        outcome: event.outcome,
+      });
+      duration.observe({ endpoint: event.endpoint, model, backend }, event.durationMs / 1000);
+      if (event.outcome === "error" || event.outcome === "rejected") errors.inc({ kind: event.outcome, backend });
+      if (event.fallback && event.model !== undefined) fallbacks.inc({ model });
+      if (event.promptTokens) tokens.inc({ model, backend, type: "prompt" }, event.promptTokens);
+      if (event.completionTokens) tokens.inc({ model, backend, type: "completion" }, event.completionTokens);
+    });
+    events.on("attempt_finished", (event) => {
+      if (event.ttftMs === undefined || event.outcome !== "ok") return;
+      ttft.observe({ model: this.#label(event.model), backend: event.backend }, event.ttftMs / 1000);
+    });
+    events.on("attempt_failed", (event) => errors.inc({ kind: event.errorKind, backend: event.backend }));
+    events.on("dequeued", (event) => queued.observe({ outcome: event.outcome }, event.waitMs / 1000));
+
+    const perBackend = (name: string, help: string, read: (state: Registry["backends"][number]) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["backend"],
+        registers,
+        collect() {
+          this.reset();
+          for (const state of fleet.backends) this.set({ backend: state.name }, read(state));
+        },
+      });
+    perBackend("gateway_backend_in_flight", "Requests in flight on each backend.", (state) => state.pending);
+    perBackend("gateway_backend_healthy", "1 when the backend is healthy, else 0.", (state) => (state.healthy ? 1 : 0));
+    perBackend(
+      "gateway_backend_probe_latency_seconds",
+      "Health-probe latency of each backend (moving average; NaN before the first successful probe).",
+      (state) => (state.probeLatencyMs === undefined ? Number.NaN : state.probeLatencyMs / 1000),
+    );
+    new Gauge({
+      name: "gateway_backends",
+      help: "Configured backends, by state (total, healthy).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        this.set({ state: "total" }, fleet.backends.length);
+        this.set({ state: "healthy" }, fleet.backends.filter((state) => state.healthy).length);
+      },
+    });
+    new Gauge({
+      name: "gateway_models",
+      help: "Distinct models served by healthy backends.",
+      registers,
+      collect() {
+        this.set(fleet.healthyModelIds().length);
+      },
+    });
+    new Gauge({
+      name: "gateway_queue_depth",
+      help: "Requests waiting in the queue for a backend slot.",
+      registers,
+      collect() {
+        this.set(queueDepth());
+      },
+    });
+    if (budget) {
+      new Gauge({
+        name: "gateway_budget_spend_usd",
+        help: "Cloud spend so far, by period (month, day).",
+        labelNames: ["period"],
+        registers,
+        collect() {
+          const body = budget.statsBody();
+          this.set({ period: "month" }, Number(body["current_spending_usd"]));
+          this.set({ period: "day" }, Number(body["daily_spending_usd"]));
+        },
+      });
+      new Gauge({
+        name: "gateway_budget_limit_usd",
+        help: "Configured budget limits, by period (absent periods have no limit).",
+        labelNames: ["period"],
+        registers,
+        collect() {
+          const body = budget.statsBody();
+          if (typeof body["monthly_limit_usd"] === "number") this.set({ period: "month" }, body["monthly_limit_usd"]);
+          if (typeof body["daily_limit_usd"] === "number") this.set({ period: "day" }, body["daily_limit_usd"]);
+        },
+      });
+      new Gauge({
+        name: "gateway_budget_utilization_ratio",
+        help: "Spend as a fraction of the tightest limit (1 = limit reached).",
+        registers,
+        collect() {
+          this.set(Number(budget.statsBody()["utilization_percent"]) / 100);
+        },
+      });
+    }
+  }
+
+  /** The Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  #modelLabel(event: RequestCompleted): string {
+    return event.model ?? this.#label(event.requestedModel);
+  }
+
+  #label(model: string): string {
+    return this.#fleet.knows(model) ? model : OTHER_MODEL;
+  }
+}
