@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import type { GatewayConfig } from "./config/types.ts";
+import { DashboardHub } from "./dashboard/hub.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
@@ -29,6 +30,7 @@ export interface RunningGateway {
   health: HealthChecker;
   /** Every request, attempt, queue step and health transition (stats read it; so can tests and tools). */
   events: EventBus;
+  dashboard: DashboardHub;
   /**
    * Stops accepting requests, lets those in flight finish for up to `server.shutdown_grace_seconds`, then cuts the
    * rest (streams end with an error event and [DONE]). Resolves with the number of requests cut.
@@ -111,6 +113,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     shutdown,
   });
   queueDepth = () => pipeline.queue.depth;
+  const dashboard = new DashboardHub(events, {
+    version: VERSION,
+    registry,
+    stats,
+    history,
+    budget,
+    queue: () => ({ enabled: pipeline.queue.enabled, maxSize: pipeline.queue.maxSize, depth: pipeline.queue.depth }),
+    operations: () => [],
+  });
   const app = buildServer({
     config,
     registry,
@@ -120,6 +131,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     stats,
     history,
     metrics,
+    dashboard,
     budget,
     prices,
     logger,
@@ -130,6 +142,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
+    dashboard.close();
     await health.stop();
     await registry.close();
     throw error;
@@ -143,8 +156,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     registry,
     health,
     events,
+    dashboard,
     async close() {
       await health.stop();
+      dashboard.close();
       const grace = setTimeout(() => shutdown.cutNow(), config.server.shutdown_grace_seconds * 1000);
       // Connections that turn idle while closing (their last response done) are closed too; Node only closes those
       // idle when close() starts, and keep-alive would hold the others until their timeout.

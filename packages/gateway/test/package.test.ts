@@ -18,8 +18,8 @@ describe("the packed gateway package", () => {
   });
   after(() => pkg?.remove());
 
-  it("ships the bin and the compiled output only (no TypeScript, no tests) and installs no development tool", () => {
-    assert.deepEqual(shippingProblems(pkg, "switchboard-gateway"), []);
+  it("ships the bin, the compiled output and the dashboard's files only, and installs no development tool", () => {
+    assert.deepEqual(shippingProblems(pkg, "switchboard-gateway", ["dashboard/"]), []);
   });
 
   it("--version runs from the installed folder", async () => {
@@ -50,6 +50,10 @@ describe("the packed gateway package", () => {
     const health = await fetch(`${url}/health`);
     assert.equal(health.status, 503);
     assert.equal(((await health.json()) as { version: string }).version, version);
+    // The dashboard's files ship in the package.
+    const page = await fetch(`${url}/`);
+    assert.match(await page.text(), /\/dashboard\/app\.js/);
+    assert.equal((await fetch(`${url}/dashboard/app.js`)).status, 200);
     const exit = await gateway.stop(10_000);
     assert.equal(exit.code, 0, gateway.output);
   });

@@ -7,7 +7,15 @@ import { join } from "node:path";
 import { runToExit } from "./run-to-exit.ts";
 
 /** Tools only the repository needs (building, testing); an installed service must pull in none of them. */
-export const DEV_ONLY_PACKAGES = ["tsx", "esbuild", "typescript", "@switchboard/testkit", "openai", "fast-check"];
+export const DEV_ONLY_PACKAGES = [
+  "tsx",
+  "esbuild",
+  "typescript",
+  "@switchboard/testkit",
+  "openai",
+  "fast-check",
+  "playwright-core",
+];
 
 export interface InstalledPackage {
   /** The folder the tarball was installed into (its node_modules holds the package and its dependencies). */
@@ -27,12 +35,13 @@ export interface InstalledPackage {
  * dist/, TypeScript sources or tests, a missing bin or compiled entry point, or a dev-only package installed with it.
  * An empty list means it ships as it should.
  */
-export function shippingProblems(pkg: InstalledPackage, bin: string): string[] {
+export function shippingProblems(pkg: InstalledPackage, bin: string, assetFolders: readonly string[] = []): string[] {
   const problems: string[] = [];
   if (!pkg.files.includes(`bin/${bin}.mjs`)) problems.push(`bin/${bin}.mjs is missing`);
   if (!pkg.files.includes("dist/cli.js")) problems.push("dist/cli.js is missing");
   for (const file of pkg.files) {
-    if (!(file === "package.json" || file.startsWith("bin/") || file.startsWith("dist/"))) {
+    const shipped = ["bin/", "dist/", ...assetFolders].some((folder) => file.startsWith(folder));
+    if (!(file === "package.json" || shipped)) {
       problems.push(`${file} should not be shipped`);
     } else if (file.endsWith(".ts") || /\.test\./.test(file)) problems.push(`${file} is a source or a test`);
   }

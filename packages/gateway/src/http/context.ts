@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/types.ts";
+import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
 import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
@@ -21,6 +22,8 @@ export interface GatewayContext {
   stats: Stats;
   history: RequestHistory;
   metrics: GatewayMetrics;
+  /** The live feed of the dashboard page (`GET /`). */
+  dashboard: DashboardHub;
   /** Undefined when no `[budget]` is configured. */
   budget: Budget | undefined;
   prices: PriceTable;

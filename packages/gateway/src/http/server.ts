@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance } from "fastify";
+import { registerDashboard } from "../dashboard/routes.ts";
 import type { GatewayContext, JsonBody } from "./context.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { ApiError, fromFrameworkError } from "./errors.ts";
@@ -89,5 +90,6 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerInfoRoutes(app, context);
+  registerDashboard(app, context.dashboard);
   return app;
 }

@@ -49,27 +49,32 @@ export class RequestHistory {
   }
 
   #add(event: RequestCompleted): void {
-    this.#ring[this.#next] = {
-      request_id: event.requestId,
-      finished_at: new Date().toISOString(),
-      endpoint: event.endpoint,
-      model: event.requestedModel,
-      backend: event.backend ?? null,
-      backend_model: event.model ?? null,
-      route_reason: event.routeReason ?? null,
-      status: event.status,
-      outcome: event.outcome,
-      stream: event.stream,
-      priority: event.priority,
-      attempts: event.attempts,
-      fallback: event.fallback,
-      queued_ms: round(event.queuedMs),
-      duration_ms: round(event.durationMs),
-      ttft_ms: event.ttftMs === undefined ? null : round(event.ttftMs),
-      prompt_tokens: event.promptTokens ?? null,
-      completion_tokens: event.completionTokens ?? null,
-    };
+    this.#ring[this.#next] = historyEntry(event);
     this.#next = (this.#next + 1) % this.capacity;
     this.#size = Math.min(this.#size + 1, this.capacity);
   }
+}
+
+/** A completed request as history and the dashboard show it. */
+export function historyEntry(event: RequestCompleted): HistoryEntry {
+  return {
+    request_id: event.requestId,
+    finished_at: new Date().toISOString(),
+    endpoint: event.endpoint,
+    model: event.requestedModel,
+    backend: event.backend ?? null,
+    backend_model: event.model ?? null,
+    route_reason: event.routeReason ?? null,
+    status: event.status,
+    outcome: event.outcome,
+    stream: event.stream,
+    priority: event.priority,
+    attempts: event.attempts,
+    fallback: event.fallback,
+    queued_ms: round(event.queuedMs),
+    duration_ms: round(event.durationMs),
+    ttft_ms: event.ttftMs === undefined ? null : round(event.ttftMs),
+    prompt_tokens: event.promptTokens ?? null,
+    completion_tokens: event.completionTokens ?? null,
+  };
 }
