@@ -20,6 +20,7 @@ import { RequestHistory } from "./telemetry/history.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
+import { traceRequests } from "./telemetry/tracing.ts";
 import { VERSION } from "./version.ts";
 
 export interface RunningGateway {
@@ -80,6 +81,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   feedQuality(events, quality);
   const stats = new Stats(events);
   const history = new RequestHistory(events, config.server.history_size);
+  // Off by default: then nothing subscribes, and requests pay nothing for tracing.
+  const stopTracing = config.tracing.enabled ? traceRequests(events, registry) : undefined;
   // The budget is a policy stage: before capacity, which stays last (a request only capacity turned away may wait).
   const policyFilters = budget
     ? {
@@ -169,6 +172,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       clearInterval(sweep);
       await registry.close();
       budget?.close();
+      stopTracing?.();
       return { cut: shutdown.cut };
     },
   };

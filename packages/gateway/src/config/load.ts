@@ -194,6 +194,7 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     budget: buildBudget(raw, source),
     prices,
     queue: raw.queue,
+    tracing: raw.tracing,
     quality: raw.quality,
     inactiveSections,
   };

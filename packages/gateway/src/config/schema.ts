@@ -167,6 +167,10 @@ const fleet = z.strictObject({
   max_recommendations: z.number().int().min(0).optional(),
 });
 
+const tracing = z.strictObject({
+  enabled: z.boolean().default(false),
+});
+
 export const configSchema = z.strictObject({
   server: server.default(server.parse({})),
   health_check: healthCheck.default(healthCheck.parse({})),
@@ -178,6 +182,7 @@ export const configSchema = z.strictObject({
   discovery: discovery.optional(),
   quality: quality.default(quality.parse({})),
   queue: queue.default(queue.parse({})),
+  tracing: tracing.default(tracing.parse({})),
   lifecycle: lifecycle.optional(),
   fleet: fleet.optional(),
 });
@@ -194,4 +199,5 @@ export type HealthCheckConfig = z.output<typeof healthCheck>;
 export type RoutingConfig = z.output<typeof routing>;
 export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
+export type TracingConfig = z.output<typeof tracing>;
 export type QualityConfig = z.output<typeof quality>;

@@ -9,6 +9,7 @@ import type {
   RoutingConfig,
   ServerConfig,
   StaticModelConfig,
+  TracingConfig,
   Zone,
 } from "./schema.ts";
 
@@ -64,6 +65,8 @@ export interface GatewayConfig {
   prices: PriceTable;
   /** `[queue]`: waiting for capacity. */
   queue: QueueConfig;
+  /** `[tracing]`: OpenTelemetry spans, off by default. */
+  tracing: TracingConfig;
   /** `[quality]`: error-rate exclusion and time-to-first-token scoring. */
   quality: QualityConfig;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */
