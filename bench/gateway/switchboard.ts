@@ -18,6 +18,9 @@ export function switchboardConfig(port: number, upstreamUrl: string): string {
     'type = "generic"',
     "priority = 1",
     "",
+    // BENCH_TRACING=1: spans on through the OpenTelemetry API with no SDK loaded (its no-op tracer), to compare
+    // with tracing off (the default: nothing subscribed at all).
+    ...(process.env["BENCH_TRACING"] === "1" ? ["[tracing]", "enabled = true", ""] : []),
   ].join("\n");
 }
 

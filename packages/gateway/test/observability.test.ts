@@ -115,7 +115,7 @@ describe("metrics, stats and history read the same event stream", () => {
     assert.equal(counterSum(metrics, "gateway_requests_total", { outcome: "rejected" }), 3);
     assert.equal(counterSum(metrics, "gateway_errors_total", { kind: "http_status", backend: "flaky" }), 1);
     assert.ok(counterSum(metrics, "gateway_tokens_total", { type: "completion" }) > 0);
-    assert.match(metrics, /gateway_routing_stage_duration_seconds_bucket\{le="0\.00001",stage="health"\}/);
+    assert.match(metrics, /gateway_routing_stage_duration_seconds_bucket\{stage="health",le="0\.00001"\}/);
     assert.match(metrics, /gateway_backend_healthy\{backend="steady"\} 1/);
   });
 

@@ -26,7 +26,8 @@ const round = (value: number) => Math.round(value * 100) / 100;
 
 /** The last `capacity` completed requests, from the event stream; a fixed ring, so memory never grows. */
 export class RequestHistory {
-  readonly #ring: (HistoryEntry | undefined)[];
+  /** Events as they came, with when they finished; turned into entries only when read. */
+  readonly #ring: ({ event: RequestCompleted; finishedAt: number } | undefined)[];
   #next = 0;
   #size = 0;
 
@@ -43,23 +44,24 @@ export class RequestHistory {
     const count = Math.min(limit, this.#size);
     const entries: HistoryEntry[] = [];
     for (let i = 1; i <= count; i++) {
-      entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!);
+      const kept = this.#ring[(this.#next - i + this.capacity) % this.capacity]!;
+      entries.push(historyEntry(kept.event, kept.finishedAt));
     }
     return entries;
   }
 
   #add(event: RequestCompleted): void {
-    this.#ring[this.#next] = historyEntry(event);
+    this.#ring[this.#next] = { event, finishedAt: Date.now() };
     this.#next = (this.#next + 1) % this.capacity;
     this.#size = Math.min(this.#size + 1, this.capacity);
   }
 }
 
 /** A completed request as history and the dashboard show it. */
-export function historyEntry(event: RequestCompleted): HistoryEntry {
+export function historyEntry(event: RequestCompleted, finishedAt = Date.now()): HistoryEntry {
   return {
     request_id: event.requestId,
-    finished_at: new Date().toISOString(),
+    finished_at: new Date(finishedAt).toISOString(),
     endpoint: event.endpoint,
     model: event.requestedModel,
     backend: event.backend ?? null,

@@ -1,8 +1,9 @@
-import { Counter, Gauge, Histogram, Registry as MetricsRegistry } from "prom-client";
+import { Gauge, Registry as MetricsRegistry } from "prom-client";
 import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { RoutingTimings } from "../routing/router.ts";
 import type { EventBus, RequestCompleted } from "./events.ts";
+import { FastCounter, FastHistogram } from "./fast-metrics.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
 /** Label value for a model no backend lists: client-chosen names never become label values (bounded cardinality). */
@@ -39,92 +40,93 @@ export class GatewayMetrics {
     const registers = [this.registry];
     registerProcessMetrics(this.registry);
 
-    const requests = new Counter({
-      name: "gateway_requests_total",
-      help: "Completed chat and embeddings requests, by endpoint, model, backend, HTTP status, stream and outcome.",
-      labelNames: ["endpoint", "model", "backend", "status", "stream", "outcome"],
-      registers,
-    });
-    const duration = new Histogram({
-      name: "gateway_request_duration_seconds",
-      help: "Time from a request's arrival to its last byte, by endpoint, model and backend.",
-      labelNames: ["endpoint", "model", "backend"],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    const ttft = new Histogram({
-      name: "gateway_time_to_first_token_seconds",
-      help: "Time from an attempt's start to the first byte relayed (first event of a stream), by model and backend.",
-      labelNames: ["model", "backend"],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    const errors = new Counter({
-      name: "gateway_errors_total",
-      help: "Failed attempts (unreachable, timeout, http_status, broken_stream) and requests that failed or were rejected.",
-      labelNames: ["kind", "backend"],
-      registers,
-    });
-    const fallbacks = new Counter({
-      name: "gateway_fallbacks_total",
-      help: "Requests answered by a fallback or substitute model, by the model that answered.",
-      labelNames: ["model"],
-      registers,
-    });
-    const tokens = new Counter({
-      name: "gateway_tokens_total",
-      help: "Tokens the answers reported, by model, backend and type (prompt, completion).",
-      labelNames: ["model", "backend", "type"],
-      registers,
-    });
-    const queued = new Histogram({
-      name: "gateway_queue_wait_seconds",
-      help: "Time requests waited in the queue for a backend slot, by how they left it.",
-      labelNames: ["outcome"],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    const routingStage = new Histogram({
-      name: "gateway_routing_stage_duration_seconds",
-      help: "Time each routing stage (filter, strategy) took per model considered.",
-      labelNames: ["stage"],
-      buckets: ROUTING_BUCKETS,
-      registers,
-    });
-    const routing = new Histogram({
-      name: "gateway_routing_duration_seconds",
-      help: "Time one routing decision took (aliases, every filter, strategy, fallbacks).",
-      buckets: ROUTING_BUCKETS,
-      registers,
-    });
+    const counter = (name: string, help: string, labels: readonly string[]) =>
+      new FastCounter(name, help, labels, this.registry);
+    const histogram = (name: string, help: string, labels: readonly string[], buckets: readonly number[]) =>
+      new FastHistogram(name, help, labels, buckets, this.registry);
+    const requests = counter(
+      "gateway_requests_total",
+      "Completed chat and embeddings requests, by endpoint, model, backend, HTTP status, stream and outcome.",
+      ["endpoint", "model", "backend", "status", "stream", "outcome"],
+    );
+    const duration = histogram(
+      "gateway_request_duration_seconds",
+      "Time from a request's arrival to its last byte, by endpoint, model and backend.",
+      ["endpoint", "model", "backend"],
+      DURATION_BUCKETS,
+    );
+    const ttft = histogram(
+      "gateway_time_to_first_token_seconds",
+      "Time from an attempt's start to the first byte relayed (first event of a stream), by model and backend.",
+      ["model", "backend"],
+      DURATION_BUCKETS,
+    );
+    const errors = counter(
+      "gateway_errors_total",
+      "Failed attempts (unreachable, timeout, http_status, broken_stream) and requests that failed or were rejected.",
+      ["kind", "backend"],
+    );
+    const fallbacks = counter(
+      "gateway_fallbacks_total",
+      "Requests answered by a fallback or substitute model, by the model that answered.",
+      ["model"],
+    );
+    const tokens = counter(
+      "gateway_tokens_total",
+      "Tokens the answers reported, by model, backend and type (prompt, completion).",
+      ["model", "backend", "type"],
+    );
+    const queued = histogram(
+      "gateway_queue_wait_seconds",
+      "Time requests waited in the queue for a backend slot, by how they left it.",
+      ["outcome"],
+      DURATION_BUCKETS,
+    );
+    const routingStage = histogram(
+      "gateway_routing_stage_duration_seconds",
+      "Time each routing stage (filter, strategy) took per model considered.",
+      ["stage"],
+      ROUTING_BUCKETS,
+    );
+    const routingDecisions = histogram(
+      "gateway_routing_duration_seconds",
+      "Time one routing decision took (aliases, every filter, strategy, fallbacks).",
+      [],
+      ROUTING_BUCKETS,
+    );
+    const decisionCell = routingDecisions.cell();
+    // Stage names are the router's filters and "strategy": a handful, so their cells are kept.
+    const stageCells = new Map<string, ReturnType<FastHistogram["cell"]>>();
     this.routingTimings = {
-      stage: (name, seconds) => routingStage.observe({ stage: name }, seconds),
-      decision: (seconds) => routing.observe(seconds),
+      stage: (name, seconds) => {
+        let cell = stageCells.get(name);
+        if (!cell) {
+          cell = routingStage.cell(name);
+          stageCells.set(name, cell);
+        }
+        routingStage.observe(cell, seconds);
+      },
+      decision: (seconds) => routingDecisions.observe(decisionCell, seconds),
     };
 
     events.on("request_completed", (event) => {
       const model = this.#modelLabel(event);
       const backend = event.backend ?? NO_BACKEND;
-      requests.inc({
-        endpoint: event.endpoint,
-        model,
-        backend,
-        status: String(event.status),
-        stream: String(event.stream),
-        outcome: event.outcome,
-      });
-      duration.observe({ endpoint: event.endpoint, model, backend }, event.durationMs / 1000);
-      if (event.outcome === "error" || event.outcome === "rejected") errors.inc({ kind: event.outcome, backend });
-      if (event.fallback && event.model !== undefined) fallbacks.inc({ model });
-      if (event.promptTokens) tokens.inc({ model, backend, type: "prompt" }, event.promptTokens);
-      if (event.completionTokens) tokens.inc({ model, backend, type: "completion" }, event.completionTokens);
+      requests.inc(
+        requests.cell(event.endpoint, model, backend, String(event.status), String(event.stream), event.outcome),
+      );
+      duration.observe(duration.cell(event.endpoint, model, backend), event.durationMs / 1000);
+      if (event.outcome === "error" || event.outcome === "rejected") errors.inc(errors.cell(event.outcome, backend));
+      if (event.fallback && event.model !== undefined) fallbacks.inc(fallbacks.cell(model));
+      if (event.promptTokens) tokens.inc(tokens.cell(model, backend, "prompt"), event.promptTokens);
+      if (event.completionTokens) tokens.inc(tokens.cell(model, backend, "completion"), event.completionTokens);
     });
     events.on("attempt_finished", (event) => {
       if (event.ttftMs === undefined || event.outcome !== "ok") return;
-      ttft.observe({ model: this.#label(event.model), backend: event.backend }, event.ttftMs / 1000);
+      ttft.observe(ttft.cell(this.#label(event.model), event.backend), event.ttftMs / 1000);
     });
-    events.on("attempt_failed", (event) => errors.inc({ kind: event.errorKind, backend: event.backend }));
-    events.on("dequeued", (event) => queued.observe({ outcome: event.outcome }, event.waitMs / 1000));
+    events.on("attempt_failed", (event) => errors.inc(errors.cell(event.errorKind, event.backend)));
+    events.on("dequeued", (event) => queued.observe(queued.cell(event.outcome), event.waitMs / 1000));
 
     const perBackend = (name: string, help: string, read: (state: Registry["backends"][number]) => number) =>
       new Gauge({

@@ -21,6 +21,22 @@ export function traceRequests(
   const requests = new Map<string, Span>();
   const attempts = new Map<string, Span>();
   const attemptKey = (requestId: string, attempt: number) => `${requestId}#${attempt}`;
+  // A backend's type, host and port, parsed once per backend rather than once per attempt.
+  const servers = new Map<string, { type: string; address: string; port: number }>();
+  const serverOf = (backend: string) => {
+    let server = servers.get(backend);
+    if (!server) {
+      const settings = registry.get(backend)?.settings;
+      const url = settings ? new URL(settings.url) : undefined;
+      server = {
+        type: settings?.type ?? "unknown",
+        address: url?.hostname ?? "",
+        port: url ? Number(url.port || (url.protocol === "https:" ? 443 : 80)) : 0,
+      };
+      servers.set(backend, server);
+    }
+    return server;
+  };
 
   const subscriptions = [
     events.on("request_received", (event) => {
@@ -41,8 +57,7 @@ export function traceRequests(
     events.on("attempt_started", (event) => {
       const parent = requests.get(event.requestId);
       if (!parent) return;
-      const settings = registry.get(event.backend)?.settings;
-      const url = settings ? new URL(settings.url) : undefined;
+      const server = serverOf(event.backend);
       const span = tracer.startSpan(
         `${operationName(event.endpoint)} ${event.model}`,
         {
@@ -50,9 +65,9 @@ export function traceRequests(
           attributes: {
             "gen_ai.operation.name": operationName(event.endpoint),
             "gen_ai.request.model": event.model,
-            "gen_ai.provider.name": settings?.type ?? "unknown",
-            "server.address": url?.hostname ?? "",
-            "server.port": url ? Number(url.port || (url.protocol === "https:" ? 443 : 80)) : 0,
+            "gen_ai.provider.name": server.type,
+            "server.address": server.address,
+            "server.port": server.port,
             "switchboard.backend": event.backend,
             "switchboard.attempt": event.attempt,
           },
