@@ -190,6 +190,21 @@ describe("hostile input never crashes the process or hangs a connection", () => 
     assertEnvelope(await http(`${url}/v1/chat/completions`), 404);
   });
 
+  it("observability routes: any query to /v1/history is a 200 or a 400 in the envelope, never a crash", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), async (limit) => {
+        const response = await http(`${url}/v1/history?limit=${encodeURIComponent(limit)}`);
+        if (response.status === 200) assert.ok(Array.isArray(response.json().data));
+        else assertEnvelope(response, 400);
+      }),
+      { numRuns: 100 },
+    );
+    for (const path of ["/metrics", "/", "/dashboard/app.js", "/v1/history?limit=1&limit=2"]) {
+      const response = await http(`${url}${path}`);
+      assert.ok(response.status === 200 || response.status === 400, `${path}: ${response.status}`);
+    }
+  });
+
   it("slow clients are cut off: headers that never finish, a body that never arrives", async () => {
     const partialHeaders = await withTimeout(
       closedAfter(port, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"),
