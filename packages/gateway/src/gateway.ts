@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
-import type { GatewayConfig } from "./config/types.ts";
+import type { BackendSettings, GatewayConfig } from "./config/types.ts";
 import { DashboardHub } from "./dashboard/hub.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
@@ -15,7 +15,7 @@ import { SpendRecorder } from "./policy/spend.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
 import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
-import { EventBus } from "./telemetry/events.ts";
+import { type BackendSource, EventBus } from "./telemetry/events.ts";
 import { RequestHistory } from "./telemetry/history.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
@@ -31,6 +31,14 @@ export interface RunningGateway {
   health: HealthChecker;
   /** Every request, attempt, queue step and health transition (stats read it; so can tests and tools). */
   events: EventBus;
+  /**
+   * Changes the fleet while requests are in flight (what discovery, the lifecycle API and config reload use): a backend
+   * added is probed at once; one removed finishes its requests and is closed once idle.
+   */
+  fleet: {
+    add(settings: BackendSettings, source: BackendSource): Promise<void>;
+    remove(name: string): boolean;
+  };
   dashboard: DashboardHub;
   /**
    * Stops accepting requests, lets those in flight finish for up to `server.shutdown_grace_seconds`, then cuts the
@@ -67,6 +75,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const line = `backend ${t.backend}: ${t.from} -> ${t.to} (${t.reason})`;
     if (t.to === "healthy") logger.info({ backend: t.backend, from: t.from, to: t.to }, line);
     else logger.warn({ backend: t.backend, from: t.from, to: t.to }, line);
+  });
+  registry.onChange((change) => {
+    if (change.kind === "models") {
+      events.emit({ type: "models_changed", backend: change.state.name, added: change.added, removed: change.removed });
+      return;
+    }
+    events.emit({ type: "backend_changed", change: change.change, backend: change.state.name, source: change.source });
+    logger.info(
+      { backend: change.state.name, source: change.source },
+      `backend ${change.state.name} ${change.change} (${change.source})`,
+    );
   });
   for (const section of config.inactiveSections) {
     logger.warn(`[${section}] is accepted for nexus.toml compatibility but has no effect in this version`);
@@ -160,6 +179,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     health,
     events,
     dashboard,
+    fleet: {
+      async add(settings, source) {
+        await health.checkBackend(registry.add(createBackend(settings, backendContext), source));
+      },
+      remove: (name) => registry.remove(name),
+    },
     async close() {
       await health.stop();
       dashboard.close();

@@ -74,6 +74,13 @@ export class DispatchPipeline {
     for (const state of options.registry.backends) {
       state.slots.onRelease(() => this.queue.slotFreed(state));
     }
+    // Backends added at run time hand their freed slots to the queue too; when one is added, replaced or removed,
+    // requests waiting in the queue are routed again against the fleet as it now is.
+    options.registry.onChange((change) => {
+      if (change.kind !== "backend") return;
+      if (change.change !== "removed") change.state.slots.onRelease(() => this.queue.slotFreed(change.state));
+      this.queue.offerAll();
+    });
     // A backend that turns healthy may serve requests queued for the others' slots.
     options.registry.onTransition((transition) => {
       if (transition.to === "healthy") this.queue.offerAll();

@@ -27,6 +27,11 @@ export class HealthChecker {
     return this.#running;
   }
 
+  /** Probes one backend now (one just added to the fleet), outside the rounds. */
+  checkBackend(state: BackendState): Promise<void> {
+    return this.#probe(state);
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);

@@ -5,7 +5,7 @@
  */
 export class ConcurrencySlots {
   #inFlight = 0;
-  readonly #onRelease: (() => void)[] = [];
+  #onRelease: (() => void)[] = [];
 
   /** `limit` undefined: no limit (the backend's `max_concurrent` is not set). */
   constructor(readonly limit: number | undefined) {}
@@ -31,7 +31,11 @@ export class ConcurrencySlots {
     for (const listener of this.#onRelease) listener();
   }
 
-  onRelease(listener: () => void): void {
+  /** Returns the function that stops listening. */
+  onRelease(listener: () => void): () => void {
     this.#onRelease.push(listener);
+    return () => {
+      this.#onRelease = this.#onRelease.filter((entry) => entry !== listener);
+    };
   }
 }
