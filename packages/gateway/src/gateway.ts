@@ -7,6 +7,7 @@ import { DashboardHub } from "./dashboard/hub.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
+import { DemandHistory } from "./fleet/demand.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { buildServer } from "./http/server.ts";
@@ -100,6 +101,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   feedQuality(events, quality);
   const stats = new Stats(events);
   const history = new RequestHistory(events, config.server.history_size);
+  const demand = new DemandHistory(config.fleet.enabled ? events : undefined, (model) => registry.knows(model));
   // Off by default: then nothing subscribes, and requests pay nothing for tracing.
   const stopTracing = config.tracing.enabled ? traceRequests(events, registry) : undefined;
   // The budget is a policy stage: before capacity, which stays last (a request only capacity turned away may wait).
@@ -152,6 +154,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     events,
     stats,
     history,
+    demand,
     metrics,
     dashboard,
     budget,

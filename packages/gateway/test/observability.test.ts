@@ -126,6 +126,12 @@ describe("metrics, stats and history read the same event stream", () => {
     assert.ok(counterSum(metrics, "gateway_requests_total", { model: "other", status: "404" }) >= 300);
   });
 
+  it("serves fleet recommendations (none yet: too little history)", async () => {
+    const body = (await http(`${gateway.url}/v1/fleet/recommendations`)).json();
+    assert.deepEqual([body.object, body.fleet_enabled, body.data], ["list", true, []]);
+    assert.ok(!Number.isNaN(Date.parse(body.generated_at)));
+  });
+
   it("answers a bad history limit with a 400 naming the range", async () => {
     for (const limit of ["0", "6", "-1", "x", "1e3", "__proto__"]) {
       const response = await http(`${gateway.url}/v1/history?limit=${limit}`);

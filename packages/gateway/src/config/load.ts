@@ -195,6 +195,7 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     prices,
     queue: raw.queue,
     tracing: raw.tracing,
+    fleet: raw.fleet,
     quality: raw.quality,
     inactiveSections,
   };

@@ -160,11 +160,19 @@ const lifecycle = z.strictObject({
   vram_heuristic_max_gb: z.number().int().min(0).optional(),
 });
 const fleet = z.strictObject({
-  enabled: z.boolean().optional(),
-  min_sample_days: z.number().int().min(0).optional(),
-  min_request_count: z.number().int().min(0).optional(),
+  enabled: z.boolean().default(true),
+  min_sample_days: z.number().int().min(0).max(14).default(7),
+  min_request_count: z.number().int().min(0).default(100),
   analysis_interval_seconds: z.number().int().min(1).optional(),
-  max_recommendations: z.number().int().min(0).optional(),
+  max_recommendations: z.number().int().min(0).max(100).default(5),
+  peak_ratio: z.number().min(1).default(2),
+  rising_percent: z.number().min(0).default(20),
+  idle_hours: z
+    .number()
+    .int()
+    .min(1)
+    .max(14 * 24)
+    .default(24),
 });
 
 const tracing = z.strictObject({
@@ -184,11 +192,11 @@ export const configSchema = z.strictObject({
   queue: queue.default(queue.parse({})),
   tracing: tracing.default(tracing.parse({})),
   lifecycle: lifecycle.optional(),
-  fleet: fleet.optional(),
+  fleet: fleet.default(fleet.parse({})),
 });
 
 /** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
-export const INACTIVE_SECTIONS = ["discovery", "lifecycle", "fleet"] as const;
+export const INACTIVE_SECTIONS = ["discovery", "lifecycle"] as const;
 
 export type RawConfig = z.output<typeof configSchema>;
 export type BackendConfig = z.output<typeof backend>;
@@ -200,4 +208,5 @@ export type RoutingConfig = z.output<typeof routing>;
 export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
 export type TracingConfig = z.output<typeof tracing>;
+export type FleetConfig = z.output<typeof fleet>;
 export type QualityConfig = z.output<typeof quality>;

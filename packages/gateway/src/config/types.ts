@@ -2,6 +2,7 @@ import type { PriceTable } from "../policy/pricing.ts";
 import type {
   BackendType,
   Capability,
+  FleetConfig,
   HealthCheckConfig,
   PolicyConfig,
   QualityConfig,
@@ -67,6 +68,8 @@ export interface GatewayConfig {
   queue: QueueConfig;
   /** `[tracing]`: OpenTelemetry spans, off by default. */
   tracing: TracingConfig;
+  /** `[fleet]`: fleet recommendations. */
+  fleet: FleetConfig;
   /** `[quality]`: error-rate exclusion and time-to-first-token scoring. */
   quality: QualityConfig;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/types.ts";
 import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
+import type { DemandHistory } from "../fleet/demand.ts";
 import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { PriceTable } from "../policy/pricing.ts";
@@ -21,6 +22,8 @@ export interface GatewayContext {
   events: EventBus;
   stats: Stats;
   history: RequestHistory;
+  /** Requests per model and hour, for fleet recommendations. */
+  demand: DemandHistory;
   metrics: GatewayMetrics;
   /** The live feed of the dashboard page (`GET /`). */
   dashboard: DashboardHub;

@@ -11,6 +11,7 @@ import { JsonParseWorker } from "./parse-worker.ts";
 import { trackRequests } from "./request-log.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
+import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
 import { sendError } from "./send.ts";
 
@@ -90,6 +91,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerInfoRoutes(app, context);
+  registerFleetRoutes(app, context);
   registerDashboard(app, context.dashboard);
   return app;
 }

@@ -8,6 +8,7 @@ function localOpenAiType(type: string): BackendModule {
     kind: "local",
     options: {},
     requiresKey: false,
+    loadsModelsOnDemand: false,
     create: (settings, context) => new OpenAICompatibleBackend(settings, context),
   };
 }
