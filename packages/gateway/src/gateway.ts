@@ -2,8 +2,10 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
+import { parseConfigText } from "./config/load.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
 import { DashboardHub } from "./dashboard/hub.ts";
+import { MdnsDiscovery } from "./discovery/mdns.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
@@ -172,6 +174,31 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     await registry.close();
     throw error;
   }
+  const fleet: RunningGateway["fleet"] = {
+    async add(settings, source) {
+      await health.checkBackend(registry.add(createBackend(settings, backendContext), source));
+    },
+    remove: (name) => registry.remove(name),
+  };
+  const discovery = config.discovery.enabled
+    ? new MdnsDiscovery(
+        {
+          hasUrl: (url) => registry.backends.some((state) => state.settings.url === url),
+          hasName: (name) => registry.get(name) !== undefined,
+          // Settings as if configured: the same defaults and validation as a [[backends]] entry.
+          add: (name, type, url) => {
+            const entry = `[[backends]]\nname = ${JSON.stringify(name)}\nurl = ${JSON.stringify(url)}\ntype = ${JSON.stringify(type)}\n`;
+            return fleet.add(parseConfigText(entry, "mdns", {}).backends[0]!, "mdns");
+          },
+          remove: (name) => {
+            if (registry.sourceOf(name) === "mdns") registry.remove(name);
+          },
+        },
+        { serviceTypes: config.discovery.service_types, gracePeriodSeconds: config.discovery.grace_period_seconds },
+        logger,
+      )
+    : undefined;
+  discovery?.start();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.server.port;
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
@@ -182,13 +209,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     health,
     events,
     dashboard,
-    fleet: {
-      async add(settings, source) {
-        await health.checkBackend(registry.add(createBackend(settings, backendContext), source));
-      },
-      remove: (name) => registry.remove(name),
-    },
+    fleet,
     async close() {
+      discovery?.stop();
       await health.stop();
       dashboard.close();
       const grace = setTimeout(() => shutdown.cutNow(), config.server.shutdown_grace_seconds * 1000);

@@ -27,7 +27,9 @@ export async function startTestGateway(
   teardown: Teardown,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningGateway> {
-  const text = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
+  const withServer = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
+  // Tests run side by side: a gateway only browses mDNS when its test asks for it.
+  const text = toml.includes("[discovery]") ? withServer : `${withServer}\n[discovery]\nenabled = false\n`;
   const config = parseConfigText(text, "test.toml", env);
   const gateway = await startGateway(config, pino({ level: "silent" }));
   teardown.after(async () => {

@@ -196,6 +196,7 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     queue: raw.queue,
     tracing: raw.tracing,
     fleet: raw.fleet,
+    discovery: raw.discovery,
     quality: raw.quality,
     inactiveSections,
   };

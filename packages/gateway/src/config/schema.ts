@@ -147,12 +147,13 @@ const quality = z.strictObject({
 });
 // ── end of [queue] and [quality] ──
 
-// Sections Nexus knows and Switchboard accepts (so a nexus.toml loads unchanged) but does not act on yet.
 const discovery = z.strictObject({
-  enabled: z.boolean().optional(),
-  service_types: z.array(z.string()).optional(),
-  grace_period_seconds: z.number().int().min(0).optional(),
+  enabled: z.boolean().default(true),
+  service_types: z.array(z.string()).max(16).default(["_ollama._tcp.local", "_llm._tcp.local"]),
+  grace_period_seconds: z.number().int().min(0).max(86_400).default(60),
 });
+
+// Sections Nexus knows and Switchboard accepts (so a nexus.toml loads unchanged) but does not act on yet.
 const lifecycle = z.strictObject({
   timeout_ms: z.number().int().min(1).optional(),
   vram_headroom_percent: z.number().int().min(0).max(100).optional(),
@@ -187,7 +188,7 @@ export const configSchema = z.strictObject({
   backends: z.array(backend).default([]),
   budget: budget.optional(),
   pricing: nameTable(price),
-  discovery: discovery.optional(),
+  discovery: discovery.default(discovery.parse({})),
   quality: quality.default(quality.parse({})),
   queue: queue.default(queue.parse({})),
   tracing: tracing.default(tracing.parse({})),
@@ -196,7 +197,7 @@ export const configSchema = z.strictObject({
 });
 
 /** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
-export const INACTIVE_SECTIONS = ["discovery", "lifecycle"] as const;
+export const INACTIVE_SECTIONS = ["lifecycle"] as const;
 
 export type RawConfig = z.output<typeof configSchema>;
 export type BackendConfig = z.output<typeof backend>;
@@ -209,4 +210,5 @@ export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
 export type TracingConfig = z.output<typeof tracing>;
 export type FleetConfig = z.output<typeof fleet>;
+export type DiscoveryConfig = z.output<typeof discovery>;
 export type QualityConfig = z.output<typeof quality>;

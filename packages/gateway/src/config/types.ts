@@ -2,6 +2,7 @@ import type { PriceTable } from "../policy/pricing.ts";
 import type {
   BackendType,
   Capability,
+  DiscoveryConfig,
   FleetConfig,
   HealthCheckConfig,
   PolicyConfig,
@@ -70,6 +71,8 @@ export interface GatewayConfig {
   tracing: TracingConfig;
   /** `[fleet]`: fleet recommendations. */
   fleet: FleetConfig;
+  /** `[discovery]`: backends found over mDNS. */
+  discovery: DiscoveryConfig;
   /** `[quality]`: error-rate exclusion and time-to-first-token scoring. */
   quality: QualityConfig;
   /** Sections present in the file that are accepted for Nexus compatibility but have no effect yet. */

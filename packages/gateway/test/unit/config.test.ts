@@ -86,7 +86,9 @@ describe("configuration", () => {
     assert.equal(config.backends[1]!.url, "http://192.168.1.100:8000");
     assert.equal(config.backends[1]!.zone, "restricted");
     assert.equal(config.backends[1]!.tier, 1);
-    assert.deepEqual(config.inactiveSections, ["discovery"]);
+    // [discovery] is active now: its Nexus keys are read, not warned about.
+    assert.deepEqual(config.inactiveSections, []);
+    assert.equal(config.discovery.enabled, true);
     assert.equal(config.policies[0]!.privacy, "restricted");
   });
 

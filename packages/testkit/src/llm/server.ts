@@ -123,6 +123,7 @@ class FakeServer implements FakeLlmServer {
   #fault: Fault = { kind: "none" };
   #faultChanged = deferred();
   #port = 0;
+  readonly #host: string;
   #inFlight = 0;
   #aborted = 0;
   #closed = false;
@@ -132,6 +133,7 @@ class FakeServer implements FakeLlmServer {
     this.#options = options;
     this.#dialect = dialect;
     this.#models = options.models ?? DEFAULT_MODELS;
+    this.#host = options.host ?? "127.0.0.1";
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent && !res.destroyed) {
@@ -152,7 +154,8 @@ class FakeServer implements FakeLlmServer {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.#port}`;
+    const host = this.#host.includes(":") ? `[${this.#host}]` : this.#host;
+    return `http://${host}:${this.#port}`;
   }
 
   get port(): number {
@@ -170,7 +173,7 @@ class FakeServer implements FakeLlmServer {
   async listen(port: number): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.#server.once("error", reject);
-      this.#server.listen(port, "127.0.0.1", () => {
+      this.#server.listen(port, this.#host, () => {
         this.#server.off("error", reject);
         resolve();
       });
@@ -191,7 +194,7 @@ class FakeServer implements FakeLlmServer {
       for (const socket of this.#sockets) socket.destroy();
     } else if (fault.kind !== "refuse" && wasRefusing && !this.#closed) {
       // listen() on an IP address binds synchronously, so the port accepts again when setFault returns.
-      this.#server.listen(this.#port, "127.0.0.1");
+      this.#server.listen(this.#port, this.#host);
       this.#listening = true;
     }
     const previous = this.#faultChanged;

@@ -74,6 +74,8 @@ export type Reply = string | { toolCalls: ToolCall[] };
 export interface FakeLlmOptions {
   /** Default: a free port on 127.0.0.1. */
   port?: number;
+  /** The address to listen on (default 127.0.0.1): the discovery test needs one that mDNS announces. */
+  host?: string;
   /** Default: one chat model "fake-model". */
   models?: FakeModel[];
   /** SSE line ending; "\r\n" tests CRLF handling. Default "\n". */
