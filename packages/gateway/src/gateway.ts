@@ -13,6 +13,9 @@ import { DemandHistory } from "./fleet/demand.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { buildServer } from "./http/server.ts";
+import { ModelsInFlight } from "./lifecycle/in-flight.ts";
+import { LifecycleManager } from "./lifecycle/manager.ts";
+import { OperationStore } from "./lifecycle/operations.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
 import { SpendRecorder } from "./policy/spend.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
@@ -106,13 +109,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const demand = new DemandHistory(config.fleet.enabled ? events : undefined, (model) => registry.knows(model));
   // Off by default: then nothing subscribes, and requests pay nothing for tracing.
   const stopTracing = config.tracing.enabled ? traceRequests(events, registry) : undefined;
-  // The budget is a policy stage: before capacity, which stays last (a request only capacity turned away may wait).
-  const policyFilters = budget
-    ? {
-        filters: [...FILTERS.filter((f) => f !== capacityFilter), budgetFilter(budget), capacityFilter],
-        order: budgetOrder(budget),
-      }
-    : {};
+  const health = new HealthChecker(registry, config.healthCheck);
+  const lifecycle = new LifecycleManager(registry, health, new OperationStore(events), new ModelsInFlight(events));
+  // Policy stages (budget, lifecycle) go before capacity, which stays last (a request only capacity turned away may
+  // wait in the queue).
+  const policyStages = [...(budget ? [budgetFilter(budget)] : []), lifecycle.filter];
   let queueDepth = () => 0;
   const metrics = new GatewayMetrics({ events, registry, budget, queueDepth: () => queueDepth() });
   const router = new Router({
@@ -120,9 +121,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     policies: config.policies,
     quality,
     timings: metrics.routingTimings,
-    ...policyFilters,
+    filters: [...FILTERS.filter((f) => f !== capacityFilter), ...policyStages, capacityFilter],
+    ...(budget ? { order: budgetOrder(budget) } : {}),
   });
-  const health = new HealthChecker(registry, config.healthCheck);
   const shutdown = new ShutdownSignal();
   const pipeline = new DispatchPipeline({
     registry,
@@ -146,7 +147,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     history,
     budget,
     queue: () => ({ enabled: pipeline.queue.enabled, maxSize: pipeline.queue.maxSize, depth: pipeline.queue.depth }),
-    operations: () => [],
+    operations: () => lifecycle.operations.running(),
   });
   const app = buildServer({
     config,
@@ -157,6 +158,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     stats,
     history,
     demand,
+    lifecycle,
     metrics,
     dashboard,
     budget,

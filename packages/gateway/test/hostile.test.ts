@@ -205,6 +205,31 @@ describe("hostile input never crashes the process or hangs a connection", () => 
     }
   });
 
+  it("lifecycle routes: any JSON body or name gets a designed status in the envelope, never a crash", async () => {
+    const names = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom("__proto__", "constructor", "toString"));
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), names, async (body, name) => {
+        for (const path of ["/v1/models/load", "/v1/models/migrate"]) {
+          const response = await http(`${url}${path}`, { method: "POST", body: JSON.stringify(body) });
+          assertEnvelope(response, response.status);
+          assert.ok([400, 404, 409, 501].includes(response.status), `${path}: ${response.status}`);
+        }
+        const named = await postJson(`${url}/v1/models/load`, { model: name || "m", backend: name || "b" });
+        assert.ok([400, 404, 501].includes(named.status), `load on ${JSON.stringify(name)}: ${named.status}`);
+        const unload = await http(
+          `${url}/v1/models/${encodeURIComponent(name || "m")}?backend=${encodeURIComponent(name)}`,
+          {
+            method: "DELETE",
+          },
+        );
+        assert.ok([400, 404, 501].includes(unload.status), `unload: ${unload.status}`);
+        const operation = await http(`${url}/v1/models/operations/${encodeURIComponent(name || "x")}`);
+        assert.equal(operation.status, 404);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("slow clients are cut off: headers that never finish, a body that never arrives", async () => {
     const partialHeaders = await withTimeout(
       closedAfter(port, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"),

@@ -41,6 +41,8 @@ export interface Backend {
   probe(timeoutMs: number): Promise<ModelInfo[]>;
   /** Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. */
   chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall;
+  /** Loading and unloading models, for the types whose server does it on demand (Ollama); absent otherwise. */
+  readonly lifecycle?: ModelLifecycle;
   /** Computes embeddings and answers in OpenAI's format. */
   embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply>;
   close(): Promise<void>;
@@ -55,4 +57,23 @@ export class UpstreamUnreachable extends Error {
   ) {
     super(message);
   }
+}
+
+export interface PullProgress {
+  /** What the backend is doing ("pulling manifest", "verifying sha256 digest"). */
+  detail: string;
+  /** 0..1 when the backend says how far it is. */
+  fraction?: number;
+}
+
+/** The model lifecycle operations a backend type supports. */
+export interface ModelLifecycle {
+  /** Fetches the model onto the backend's disk, reporting progress; rejects with the backend's message. */
+  pull(model: string, onProgress: (progress: PullProgress) => void, signal: AbortSignal): Promise<void>;
+  /** Loads the model into memory; resolves when it is loaded. */
+  load(model: string, signal: AbortSignal): Promise<void>;
+  /** Frees the model's memory. */
+  unload(model: string): Promise<void>;
+  /** The models in memory now. */
+  inMemory(): Promise<string[]>;
 }

@@ -4,6 +4,7 @@ import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
 import type { DemandHistory } from "../fleet/demand.ts";
 import type { Registry } from "../fleet/registry.ts";
+import type { LifecycleManager } from "../lifecycle/manager.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { Router } from "../routing/router.ts";
@@ -24,6 +25,8 @@ export interface GatewayContext {
   history: RequestHistory;
   /** Requests per model and hour, for fleet recommendations. */
   demand: DemandHistory;
+  /** Model load, unload and migrate operations. */
+  lifecycle: LifecycleManager;
   metrics: GatewayMetrics;
   /** The live feed of the dashboard page (`GET /`). */
   dashboard: DashboardHub;

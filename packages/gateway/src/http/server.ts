@@ -13,6 +13,7 @@ import { registerChatRoute } from "./routes/chat.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
+import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { sendError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -92,6 +93,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerEmbeddingsRoute(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
+  registerLifecycleRoutes(app, context);
   registerDashboard(app, context.dashboard);
   return app;
 }

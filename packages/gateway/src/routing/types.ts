@@ -41,7 +41,9 @@ export type RejectionReason =
   | "context_length_exceeded"
   | "error_rate_too_high"
   | "at_capacity"
-  | "budget_exceeded";
+  | "budget_exceeded"
+  | "model_loading"
+  | "model_migrated";
 
 export interface Rejection {
   backend: string;

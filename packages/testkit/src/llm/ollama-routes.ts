@@ -79,16 +79,18 @@ const tags: Handler = (exchange) => {
 };
 
 const ps: Handler = (exchange) => {
-  const models = exchange.models.map((model) => ({
-    name: model.id,
-    model: model.id,
-    size: 6_654_289_920,
-    digest: digestOf(model.id),
-    details,
-    expires_at: "2099-01-01T00:00:00Z",
-    size_vram: 6_654_289_920,
-    context_length: model.contextLength ?? DEFAULT_CONTEXT_LENGTH,
-  }));
+  const models = exchange.models
+    .filter((model) => exchange.loaded.has(model.id))
+    .map((model) => ({
+      name: model.id,
+      model: model.id,
+      size: 6_654_289_920,
+      digest: digestOf(model.id),
+      details,
+      expires_at: "2099-01-01T00:00:00Z",
+      size_vram: 6_654_289_920,
+      context_length: model.contextLength ?? DEFAULT_CONTEXT_LENGTH,
+    }));
   sendJson(exchange, 200, { models });
 };
 
@@ -212,6 +214,8 @@ const generate: Handler = async (exchange) => {
   const prompt = typeof body.prompt === "string" ? body.prompt : "";
   if (prompt === "") {
     const unload = body.keep_alive === 0 || body.keep_alive === "0";
+    if (unload) exchange.loaded.delete(model.id);
+    else exchange.loaded.add(model.id);
     return sendJson(exchange, 200, {
       model: model.id,
       created_at: new Date().toISOString(),
@@ -222,6 +226,50 @@ const generate: Handler = async (exchange) => {
   }
   const request: ChatRequest = { model: model.id, messages: [{ role: "user", content: prompt }] };
   await answer(exchange, body, model, request, (text) => ({ response: text }));
+};
+
+/**
+ * POST /api/pull: NDJSON progress as Ollama streams it ("pulling manifest", "pulling <digest>" with total and
+ * completed, "verifying sha256 digest", "writing manifest", "success"), or one JSON object with `stream: false`. A
+ * model in neither `models` nor `library` fails after the manifest line, as Ollama does.
+ */
+const pull: Handler = async (exchange) => {
+  const body = objectBody(exchange);
+  if (!body) return;
+  const name = typeof body.model === "string" ? body.model : typeof body.name === "string" ? body.name : "";
+  if (name === "") return ollamaError(exchange, 400, "model is required");
+  const model =
+    exchange.models.find((candidate) => candidate.id === name) ??
+    exchange.options.library?.find((candidate) => candidate.id === name);
+  const lines: Record<string, unknown>[] = [{ status: "pulling manifest" }];
+  if (!model) lines.push({ error: "pull model manifest: file does not exist" });
+  else {
+    const steps = exchange.options.pullSteps ?? 5;
+    const total = 4_920_753_328;
+    const digest = `sha256:${digestOf(model.id)}`;
+    for (let step = 1; step <= steps; step++) {
+      lines.push({
+        status: `pulling ${digest.slice(7, 19)}`,
+        digest,
+        total,
+        completed: Math.round((total * step) / steps),
+      });
+    }
+    lines.push({ status: "verifying sha256 digest" }, { status: "writing manifest" }, { status: "success" });
+  }
+  if (body.stream === false) {
+    const last = lines.at(-1)!;
+    if (model) exchange.addModel(model);
+    return sendJson(exchange, "error" in last ? 500 : 200, last);
+  }
+  exchange.res.writeHead(200, { "content-type": "application/x-ndjson" });
+  for (const line of lines) {
+    if (exchange.res.destroyed) return;
+    if (line.status === "success" && model) exchange.addModel(model);
+    exchange.res.write(`${JSON.stringify(line)}\n`);
+    await new Promise((resolve) => setTimeout(resolve, exchange.options.pullStepMs ?? 20));
+  }
+  exchange.res.end();
 };
 
 function embeddingModel(exchange: Exchange, body: Record<string, unknown>): FakeModel | undefined {
@@ -276,6 +324,7 @@ export function ollamaRoutes(): Array<[string, Handler]> {
     ["POST /api/show", show],
     ["POST /api/chat", chat],
     ["POST /api/generate", generate],
+    ["POST /api/pull", pull],
     ["POST /api/embed", embed],
     ["POST /api/embeddings", legacyEmbeddings],
   ];

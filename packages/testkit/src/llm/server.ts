@@ -18,6 +18,10 @@ export interface Exchange {
   readonly body: ParsedBody | undefined;
   readonly options: FakeLlmOptions;
   readonly models: FakeModel[];
+  /** Models in memory (Ollama's /api/ps): every model at start; loads and unloads change it. */
+  readonly loaded: Set<string>;
+  /** Adds a model (a completed pull). */
+  addModel(model: FakeModel): void;
   /** Set when the die-mid-stream fault was in effect as the request began. */
   readonly dieAfter: number | undefined;
   /** Set when the stream-error fault was in effect as the request began. */
@@ -124,6 +128,7 @@ class FakeServer implements FakeLlmServer {
   #faultChanged = deferred();
   #port = 0;
   readonly #host: string;
+  readonly #loaded: Set<string>;
   #inFlight = 0;
   #aborted = 0;
   #closed = false;
@@ -134,6 +139,7 @@ class FakeServer implements FakeLlmServer {
     this.#dialect = dialect;
     this.#models = options.models ?? DEFAULT_MODELS;
     this.#host = options.host ?? "127.0.0.1";
+    this.#loaded = new Set(this.#models.map((model) => model.id));
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent && !res.destroyed) {
@@ -204,6 +210,11 @@ class FakeServer implements FakeLlmServer {
 
   setModels(models: FakeModel[]): void {
     this.#models = models;
+  }
+
+  /** Models in memory now (Ollama's /api/ps). */
+  get loadedModels(): string[] {
+    return [...this.#loaded];
   }
 
   async close(): Promise<void> {
@@ -279,6 +290,10 @@ class FakeServer implements FakeLlmServer {
       body,
       options: this.#options,
       models: this.#models,
+      loaded: this.#loaded,
+      addModel: (model) => {
+        if (!this.#models.some((known) => known.id === model.id)) this.#models = [...this.#models, model];
+      },
       dieAfter: fault.kind === "die-mid-stream" ? Math.max(0, fault.afterChunks) : undefined,
       errorAfter: fault.kind === "stream-error" ? Math.max(0, fault.afterChunks) : undefined,
       kill: () => {

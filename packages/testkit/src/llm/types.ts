@@ -76,6 +76,11 @@ export interface FakeLlmOptions {
   port?: number;
   /** The address to listen on (default 127.0.0.1): the discovery test needs one that mDNS announces. */
   host?: string;
+  /** Ollama: models that `/api/pull` can fetch (they join `models` when the pull completes). */
+  library?: FakeModel[];
+  /** Ollama: progress lines a pull streams between "pulling manifest" and "success" (default 5), and the pause between them (default 20 ms). */
+  pullSteps?: number;
+  pullStepMs?: number;
   /** Default: one chat model "fake-model". */
   models?: FakeModel[];
   /** SSE line ending; "\r\n" tests CRLF handling. Default "\n". */
@@ -117,6 +122,8 @@ export interface FakeLlmServer {
   readonly requests: RecordedRequest[];
   setFault(fault: Fault): void;
   setModels(models: FakeModel[]): void;
+  /** Models in memory now (Ollama's /api/ps): every model at start; loads and unloads change it. */
+  readonly loadedModels: string[];
   /** Number of requests being answered right now. */
   readonly inFlight: number;
   /** How many responses were cut short by the client going away. */

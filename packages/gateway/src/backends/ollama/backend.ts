@@ -1,7 +1,8 @@
 import type { Capability } from "../../config/types.ts";
 import { capabilitySet } from "../model-facts.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
+import type { EmbeddingsCall, ModelInfo, ModelLifecycle, UpstreamReply } from "../types.ts";
+import { ollamaLifecycle } from "./lifecycle.ts";
 
 interface ShowFacts {
   digest: string;
@@ -15,6 +16,7 @@ interface ShowFacts {
  */
 export class OllamaBackend extends OpenAICompatibleBackend {
   readonly #shown = new Map<string, ShowFacts>();
+  readonly lifecycle: ModelLifecycle = ollamaLifecycle(this.client);
 
   override async probe(timeoutMs: number): Promise<ModelInfo[]> {
     const tags = await this.client.getJson("/api/tags", timeoutMs);
