@@ -38,7 +38,7 @@ describe("the model lifecycle API", () => {
     spare = await startFakeOllama({ models: [], library: [{ id: "base" }] });
     plain = await startFakeOpenAI({ models: [{ id: "other" }] });
     gateway = await startTestGateway(
-      "[health_check]\ninterval_seconds = 3600\n" +
+      "[health_check]\ninterval_seconds = 3600\nfailure_threshold = 1\n" +
         backendToml("box", box.url, "ollama") +
         backendToml("spare", spare.url, "ollama") +
         backendToml("plain", plain.url, "vllm"),
@@ -145,5 +145,14 @@ describe("the model lifecycle API", () => {
     });
     assert.equal(after.headers["x-gateway-backend"], "spare");
     assert.ok(!box.loadedModels.includes("base"));
+  });
+
+  it("answers 502 when the backend is down, naming why", async () => {
+    spare.setFault({ kind: "refuse" });
+    await gateway.health.checkNow();
+    const response = await postJson(`${gateway.url}/v1/models/load`, { model: "base", backend: "spare" });
+    assert.equal(response.status, 502);
+    assert.equal(response.json().error.code, "backend_unavailable");
+    spare.setFault({ kind: "none" });
   });
 });

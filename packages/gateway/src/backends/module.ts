@@ -25,11 +25,6 @@ export interface BackendModule {
   readonly options: z.ZodRawShape;
   /** `api_key_env` must be given (cloud providers). */
   readonly requiresKey: boolean;
-  /**
-   * Whether the type's server loads and unloads models on demand (Ollama does; vLLM, llama.cpp and the cloud serve
-   * what they were started with): fleet recommendations only target such backends.
-   */
-  readonly loadsModelsOnDemand: boolean;
   create(settings: BackendSettings, context: BackendContext): Backend;
 }
 

@@ -9,7 +9,7 @@ import type { OperationHandle, OperationStore } from "./operations.ts";
 
 /** Why a lifecycle request cannot start: the HTTP status and a message that says what to do. */
 export interface LifecycleRefusal {
-  status: 404 | 409 | 501;
+  status: 404 | 409 | 501 | 502;
   code: string;
   message: string;
 }
@@ -197,6 +197,13 @@ export class LifecycleManager {
   }
 
   #lifecycleOf(state: BackendState): ModelLifecycle | LifecycleRefusal {
+    if (state.status === "unhealthy") {
+      return {
+        status: 502,
+        code: "backend_unavailable",
+        message: `Backend '${state.name}' is unhealthy (${state.lastError ?? "failing health checks"}); nothing can be loaded there now`,
+      };
+    }
     return (
       state.backend.lifecycle ?? {
         status: 501,

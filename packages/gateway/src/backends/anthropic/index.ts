@@ -15,6 +15,5 @@ export const anthropic: BackendModule = {
   kind: "cloud",
   options: anthropicOptions,
   requiresKey: true,
-  loadsModelsOnDemand: false,
   create: (settings, context) => new AnthropicBackend(settings, context),
 };

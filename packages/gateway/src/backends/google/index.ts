@@ -16,6 +16,5 @@ export const google: BackendModule = {
   kind: "cloud",
   options: googleOptions,
   requiresKey: true,
-  loadsModelsOnDemand: false,
   create: (settings, context) => new GoogleBackend(settings, context),
 };

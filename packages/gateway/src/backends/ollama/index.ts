@@ -6,6 +6,5 @@ export const ollama: BackendModule = {
   kind: "local",
   options: {},
   requiresKey: false,
-  loadsModelsOnDemand: true,
   create: (settings, context) => new OllamaBackend(settings, context),
 };

@@ -8,7 +8,6 @@ function localOpenAiType(type: string): BackendModule {
     kind: "local",
     options: {},
     requiresKey: false,
-    loadsModelsOnDemand: false,
     create: (settings, context) => new OpenAICompatibleBackend(settings, context),
   };
 }

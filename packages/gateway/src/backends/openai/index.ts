@@ -14,6 +14,5 @@ export const openai: BackendModule = {
   kind: "cloud",
   options: openAiOptions,
   requiresKey: true,
-  loadsModelsOnDemand: false,
   create: (settings, context) => new OpenAiCloudBackend(settings, context),
 };

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { backendModule } from "../../backends/registry.ts";
 import { recommend } from "../../fleet/recommendations.ts";
 import type { GatewayContext } from "../context.ts";
 import { sendJson } from "../send.ts";
@@ -20,7 +19,7 @@ export function registerFleetRoutes(app: FastifyInstance, context: GatewayContex
     const backends = registry.backends.map((state) => ({
       name: state.name,
       healthy: state.healthy,
-      canLoad: backendModule(state.settings.type)?.loadsModelsOnDemand ?? false,
+      canLoad: state.backend.lifecycle !== undefined,
       models: new Set(state.models.map((model) => model.id)),
     }));
     const data = config.fleet.enabled ? recommend(demand, backends, settings, now) : [];

@@ -28,6 +28,7 @@ const TYPES: Record<LifecycleRefusal["status"], string> = {
   404: "invalid_request_error",
   409: "conflict_error",
   501: "not_implemented_error",
+  502: "api_error",
 };
 
 /** 202 with the operation and where to poll it, or the refusal in the error envelope. */
