@@ -19,12 +19,13 @@ export class BodyBuffer {
     return this.#length;
   }
 
-  push(chunk: Buffer): void {
+  /** `shareable`: the body may still go to the worker (few values so far); dense bodies stay as plain chunks. */
+  push(chunk: Buffer, shareable = true): void {
     const end = this.#length + chunk.length;
     if (this.#chunks) {
       this.#chunks.push(chunk);
       this.#length = end;
-      if (end >= SHARED_FROM_BYTES) {
+      if (end >= SHARED_FROM_BYTES && shareable) {
         this.#shared = Buffer.from(new SharedArrayBuffer(this.#nextSize(end, 0)));
         let offset = 0;
         for (const part of this.#chunks) offset += part.copy(this.#shared, offset);

@@ -64,7 +64,8 @@ export function readJsonBody(
       if (body.length + chunk.length > limit) return stop(bodyTooLarge(limit));
       const problem = scanner.push(chunk);
       if (problem) return stop(shapeError(problem, limits));
-      body.push(chunk);
+      // Only bodies that may be parsed on the worker (few values) move to shared memory.
+      body.push(chunk, scanner.values <= OFFLOAD_MAX_VALUES);
     };
     const onEnd = () => {
       request.off("data", onData);
