@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { trace } from "@opentelemetry/api";
+import { propagation, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import OpenAI from "openai";
 import type { RunningGateway } from "../src/gateway.ts";
-import { backendToml, Closers, startTestGateway } from "./helpers.ts";
+import { backendToml, Closers, postJson, startTestGateway } from "./helpers.ts";
 
 describe("OpenTelemetry tracing", () => {
   const exporter = new InMemorySpanExporter();
@@ -18,6 +19,7 @@ describe("OpenTelemetry tracing", () => {
   before(async () => {
     // What an operator's `node --import` setup does: register an SDK globally.
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     broken = await startFakeOpenAI({ models: [{ id: "m" }] });
     working = await startFakeOpenAI({ models: [{ id: "m" }] });
     const backends =
@@ -58,6 +60,22 @@ describe("OpenTelemetry tracing", () => {
     assert.equal(failed!.status.code, 2);
     assert.equal(answered!.attributes["gen_ai.provider.name"], "llamacpp");
     assert.equal(answered!.attributes["server.address"], "127.0.0.1");
+  });
+
+  it("continues the client's trace when it sends a traceparent", async () => {
+    exporter.reset();
+    broken.setFault({ kind: "none" });
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const response = await postJson(
+      `${gateway.url}/v1/chat/completions`,
+      { model: "m", messages: [{ role: "user", content: "hi" }] },
+      { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    );
+    assert.equal(response.status, 200);
+    await waitUntil(() => exporter.getFinishedSpans().some((span) => span.kind === 1), { what: "the server span" });
+    const server = exporter.getFinishedSpans().find((span) => span.kind === 1)!;
+    assert.equal(server.spanContext().traceId, traceId);
+    assert.equal(server.parentSpanContext?.spanId, "00f067aa0ba902b7");
   });
 
   it("records nothing for a gateway where tracing is not enabled", async () => {

@@ -30,6 +30,8 @@ interface AttemptScoped extends RequestScoped {
 export interface RequestReceived extends RequestScoped {
   type: "request_received";
   priority: Priority;
+  /** The client's W3C `traceparent` header, if it sent one (the parent of the request's span when tracing). */
+  traceparent?: string;
 }
 
 export interface AttemptStarted extends AttemptScoped {

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { Registry } from "../fleet/registry.ts";
 import type { EventBus, EventOf } from "./events.ts";
 
@@ -42,16 +42,24 @@ export function traceRequests(
     events.on("request_received", (event) => {
       if (requests.size >= MAX_OPEN_SPANS) return;
       const operation = operationName(event.endpoint);
-      const span = tracer.startSpan(`${operation} ${event.requestedModel}`, {
-        kind: SpanKind.SERVER,
-        attributes: {
-          "gen_ai.operation.name": operation,
-          "gen_ai.request.model": event.requestedModel,
-          "switchboard.request_id": event.requestId,
-          "switchboard.priority": event.priority,
-          "switchboard.stream": event.stream,
+      // The client's trace continues here when it sent a traceparent (through the SDK's registered propagator).
+      const parent = event.traceparent
+        ? propagation.extract(ROOT_CONTEXT, { traceparent: event.traceparent })
+        : ROOT_CONTEXT;
+      const span = tracer.startSpan(
+        `${operation} ${event.requestedModel}`,
+        {
+          kind: SpanKind.SERVER,
+          attributes: {
+            "gen_ai.operation.name": operation,
+            "gen_ai.request.model": event.requestedModel,
+            "switchboard.request_id": event.requestId,
+            "switchboard.priority": event.priority,
+            "switchboard.stream": event.stream,
+          },
         },
-      });
+        parent,
+      );
       requests.set(event.requestId, span);
     }),
     events.on("attempt_started", (event) => {

@@ -10,6 +10,7 @@ import { factsOf } from "../request-facts.ts";
 import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
+import { traceparentOf } from "../traceparent.ts";
 import { validateChat } from "../validate-chat.ts";
 
 /** POST /v1/chat/completions: validate, route, dispatch (streaming or not; queued when every backend is full). */
@@ -27,6 +28,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     events.emit({
       type: "request_received",
       requestId,
+      traceparent: traceparentOf(request.headers),
       endpoint: "chat",
       requestedModel: requested,
       stream,

@@ -8,6 +8,7 @@ import { factsOf } from "../request-facts.ts";
 import { routeControls } from "../route-controls.ts";
 import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
 import { sendError, settleHijacked } from "../send.ts";
+import { traceparentOf } from "../traceparent.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
 
 /** POST /v1/embeddings: routed only to backends whose model produces embeddings; never substituted by another model. */
@@ -25,6 +26,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     events.emit({
       type: "request_received",
       requestId,
+      traceparent: traceparentOf(request.headers),
       endpoint: "embeddings",
       requestedModel: requested,
       stream: false,
