@@ -21,6 +21,9 @@ export {
 } from "./matrix.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
+export { type SynapseServer, startSynapse, synapseConfig } from "./synapse.ts";
+export { type SynapseRoot, synapseRoot } from "./synapse-root.ts";
+export { type SynapseUser, synapseUser, type TimelineEvent } from "./synapse-user.ts";
 export {
   type BotAction as TelegramBotAction,
   type MessageEntity,
