@@ -21,6 +21,15 @@ export {
 } from "./matrix.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
+export {
+  type SlackApp,
+  type SlackBotAction,
+  type SlackHuman,
+  type SlackMessage,
+  type SlackSimulator,
+  type SlackUserObject,
+  startSlackSimulator,
+} from "./slack.ts";
 export { type SynapseServer, startSynapse, synapseConfig } from "./synapse.ts";
 export { type SynapseRoot, synapseRoot } from "./synapse-root.ts";
 export { type SynapseUser, synapseUser, type TimelineEvent } from "./synapse-user.ts";

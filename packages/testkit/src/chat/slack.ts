@@ -1,0 +1,306 @@
+// A Slack workspace simulator for tests: the Web API (POST /api/<method>, form-encoded or JSON bodies, Slack's
+// answers and error codes, 429 with Retry-After) and Socket Mode (WebSocket at /link, events_api envelopes,
+// acknowledgements, retries) on one 127.0.0.1 port, so @slack/web-api and @slack/socket-mode run against it
+// unmodified (`slackApiUrl` = apiUrl). Humans act through a handle; what the bot did is kept in `sent`.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { WebSocketServer } from "ws";
+import type { Teardown } from "../process.ts";
+import { Inbox } from "./inbox.ts";
+import { SocketMode } from "./slack/socket-mode.ts";
+import { callMethod, type MethodAnswer, type SlackBotAction, type WebApiContext } from "./slack/web-api.ts";
+import { type ChannelState, type MessageRecord, publicMessage, type SlackApp, SlackWorld } from "./slack/world.ts";
+
+export type { SlackBotAction } from "./slack/web-api.ts";
+export type { MessageRecord as SlackMessage, SlackApp, UserObject as SlackUserObject } from "./slack/world.ts";
+
+export interface SlackHuman {
+  readonly id: string;
+  readonly name: string;
+  /** Posts in a channel (name or id); `threadTs` makes it a reply in that thread. Returns the message's ts. */
+  say(channel: string, text: string, options?: { threadTs?: string }): string;
+  /** A /me message (subtype me_message). */
+  me(channel: string, text: string): string;
+  edit(channel: string, ts: string, text: string): void;
+  delete(channel: string, ts: string): void;
+  join(channel: string): void;
+  leave(channel: string): void;
+}
+
+export interface SlackSimulator {
+  /** For WebClient's `slackApiUrl`, with the trailing "/api/" it needs. */
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly world: SlackWorld;
+  /** Everything bots posted, edited or deleted, in order. */
+  readonly sent: Inbox<SlackBotAction>;
+  /** "<method> -> <status> <ok|error>" for every Web API call, in order. */
+  readonly calls: string[];
+  /** Paths and methods the simulator does not implement. */
+  readonly unhandled: string[];
+  /** Envelope ids the apps acknowledged. */
+  readonly acknowledged: readonly string[];
+  createApp(name: string): SlackApp;
+  createUser(name: string, options?: { displayName?: string; realName?: string }): SlackHuman;
+  /** A channel with these members (humans or apps); returns its id. */
+  createChannel(name: string, members: (SlackHuman | SlackApp)[], options?: { private?: boolean }): string;
+  /** The channel's messages as a member sees them (deleted ones left out), oldest first. */
+  history(channel: string): MessageRecord[];
+  openConnections(app: SlackApp): number;
+  /** The next `count` calls (of `method`, or any) are answered 429 with Retry-After `retryAfter` seconds. */
+  rateLimit(count: number, options?: { retryAfter?: number; method?: string }): void;
+  /** Cuts every Socket Mode connection as a network failure would; returns how many there were. */
+  dropConnections(): number;
+  /** Sends Slack's `disconnect` (refresh_requested) message on every connection. */
+  requestRefresh(): void;
+  /** While unreachable, every HTTP request and WebSocket upgrade is cut (an outage). */
+  setReachable(reachable: boolean): void;
+  close(): Promise<void>;
+}
+
+async function readParams(request: IncomingMessage, url: URL): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString("utf8");
+  const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  const type = request.headers["content-type"] ?? "";
+  if (raw === "") return params;
+  if (type.startsWith("application/json")) {
+    try {
+      const value = JSON.parse(raw) as unknown;
+      return value && typeof value === "object" ? { ...params, ...(value as Record<string, unknown>) } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return { ...params, ...Object.fromEntries(new URLSearchParams(raw)) };
+}
+
+export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimulator> {
+  const world = new SlackWorld();
+  const socketMode = new SocketMode(world);
+  const sent = new Inbox<SlackBotAction>();
+  const calls: string[] = [];
+  const unhandled: string[] = [];
+  const limits: { remaining: number; retryAfter: number; method?: string | undefined }[] = [];
+  let reachable = true;
+  let port = 0;
+
+  /** A message event for every app in the channel (the author's own app too, as Slack does). */
+  const broadcast = (channel: ChannelState, event: Record<string, unknown>) => {
+    for (const app of world.apps) {
+      if (channel.members.has(app.user.id)) {
+        socketMode.emit(app, { ...event, channel: channel.id, channel_type: channel.isPrivate ? "group" : "channel" });
+      }
+    }
+  };
+  const messageEvent = (record: MessageRecord) => ({
+    ...publicMessage(record),
+    event_ts: record.ts,
+    team: world.teamId,
+  });
+  const changed = (channel: ChannelState, record: MessageRecord, previous: MessageRecord) => {
+    const ts = world.nextTs();
+    broadcast(channel, {
+      type: "message",
+      subtype: "message_changed",
+      hidden: true,
+      ts,
+      event_ts: ts,
+      message: publicMessage(record),
+      previous_message: publicMessage(previous),
+    });
+  };
+  const deleted = (channel: ChannelState, record: MessageRecord) => {
+    const ts = world.nextTs();
+    broadcast(channel, {
+      type: "message",
+      subtype: "message_deleted",
+      hidden: true,
+      ts,
+      event_ts: ts,
+      deleted_ts: record.ts,
+      previous_message: publicMessage(record),
+    });
+  };
+
+  const context: WebApiContext = {
+    world,
+    issueTicket: (app) => socketMode.issueTicket(app),
+    linkUrl: (ticket) => `ws://127.0.0.1:${port}/link/?ticket=${ticket}`,
+    announce(action, _app, previous) {
+      sent.push(action);
+      const channel = world.channel(action.channel) as ChannelState;
+      if (action.kind === "post") broadcast(channel, messageEvent(action.message));
+      else if (action.kind === "update" && previous) changed(channel, action.message, previous);
+      else if (action.kind === "delete") deleted(channel, action.message);
+    },
+  };
+
+  const answer = (res: ServerResponse, status: number, body: MethodAnswer, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
+    if (method === undefined) {
+      unhandled.push(`${req.method} ${url.pathname}`);
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("Not Found");
+      return;
+    }
+    const params = await readParams(req, url);
+    if (params === undefined) {
+      calls.push(`${method} -> 200 invalid_json`);
+      return answer(res, 200, { ok: false, error: "invalid_json" });
+    }
+    const limit = limits[0];
+    if (limit && (limit.method === undefined || limit.method === method)) {
+      if (--limit.remaining <= 0) limits.shift();
+      calls.push(`${method} -> 429 ratelimited`);
+      return answer(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(limit.retryAfter) });
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
+    const result = callMethod({ method, token, params }, context);
+    if (result.error === "unknown_method") unhandled.push(`POST /api/${method}`);
+    calls.push(`${method} -> 200 ${result.ok ? "ok" : result.error}`);
+    answer(res, 200, result);
+  }
+
+  const connections = new Set<Socket>();
+  const server = createServer((req, res) => {
+    if (!reachable) {
+      req.socket.destroy();
+      return;
+    }
+    void handle(req, res).catch((error: unknown) => answer(res, 500, { ok: false, error: `internal_error: ${error}` }));
+  });
+  server.on("connection", (socket) => {
+    connections.add(socket);
+    socket.on("close", () => connections.delete(socket));
+  });
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (req, socket, head) => {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if (!reachable || !path.startsWith("/link")) {
+      if (reachable) unhandled.push(`UPGRADE ${path}`);
+      socket.destroy();
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => socketMode.accept(ws, req));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    socketMode.close();
+    sockets.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  teardown.after(close);
+
+  const channelOrThrow = (idOrName: string) => {
+    const channel = world.channel(idOrName);
+    if (!channel) throw new Error(`the simulator has no channel ${idOrName}`);
+    return channel;
+  };
+
+  const createUser = (name: string, options: { displayName?: string; realName?: string } = {}): SlackHuman => {
+    const user = world.addUser(name, options);
+    const own = (channel: ChannelState, ts: string) => {
+      const record = world.message(channel, ts);
+      if (!record || record.user !== user.id) throw new Error(`${name} has no message ${ts} in #${channel.name}`);
+      return record;
+    };
+    const post = (channelName: string, fields: Partial<MessageRecord>) => {
+      const channel = channelOrThrow(channelName);
+      if (!channel.members.has(user.id)) throw new Error(`${name} is not in #${channel.name}`);
+      const record: MessageRecord = { type: "message", ts: world.nextTs(), text: "", user: user.id, ...fields };
+      channel.messages.push(record);
+      broadcast(channel, messageEvent(record));
+      return record.ts;
+    };
+    const membership = (channelName: string, joining: boolean) => {
+      const channel = channelOrThrow(channelName);
+      if (joining) channel.members.add(user.id);
+      const subtype = joining ? "channel_join" : "channel_leave";
+      const verb = joining ? "has joined the channel" : "has left the channel";
+      const ts = world.nextTs();
+      channel.messages.push({ type: "message", subtype, ts, user: user.id, text: `<@${user.id}> ${verb}` });
+      broadcast(channel, { type: "message", subtype, ts, event_ts: ts, user: user.id, text: `<@${user.id}> ${verb}` });
+      const kind = joining ? "member_joined_channel" : "member_left_channel";
+      broadcast(channel, { type: kind, user: user.id, channel_type: "C", team: world.teamId, event_ts: ts });
+      if (!joining) channel.members.delete(user.id);
+    };
+    return {
+      id: user.id,
+      name,
+      say: (channel, text, options = {}) => {
+        const parent = options.threadTs;
+        return post(channel, { text, ...(parent ? { thread_ts: parent, parent_user_id: user.id } : {}) });
+      },
+      me: (channel, text) => post(channel, { text, subtype: "me_message" }),
+      edit(channelName, ts, text) {
+        const channel = channelOrThrow(channelName);
+        const record = own(channel, ts);
+        const previous = structuredClone(record);
+        record.text = text;
+        record.edited = { user: user.id, ts: world.nextTs() };
+        changed(channel, record, previous);
+      },
+      delete(channelName, ts) {
+        const channel = channelOrThrow(channelName);
+        const record = own(channel, ts);
+        record.deleted = true;
+        deleted(channel, record);
+      },
+      join: (channel) => membership(channel, true),
+      leave: (channel) => membership(channel, false),
+    };
+  };
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    port,
+    world,
+    sent,
+    calls,
+    unhandled,
+    get acknowledged() {
+      return socketMode.acknowledged;
+    },
+    createApp: (name) => world.addApp(name),
+    createUser,
+    createChannel(name, members, options = {}) {
+      const ids = members.map((member) => ("user" in member ? member.user.id : member.id));
+      const channel = world.addChannel(name, ids[0] ?? world.newId("U"), options.private ?? false);
+      for (const id of ids) channel.members.add(id);
+      return channel.id;
+    },
+    history: (channel) => channelOrThrow(channel).messages.filter((message) => !message.deleted),
+    openConnections: (app) => socketMode.openConnections(app),
+    rateLimit(count, options = {}) {
+      if (count > 0) limits.push({ remaining: count, retryAfter: options.retryAfter ?? 1, method: options.method });
+    },
+    dropConnections: () => socketMode.drop(),
+    requestRefresh: () => socketMode.requestRefresh(),
+    setReachable(value) {
+      reachable = value;
+      if (!value) {
+        socketMode.drop();
+        for (const socket of connections) socket.destroy();
+      }
+    },
+    close,
+  };
+}
