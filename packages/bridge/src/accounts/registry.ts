@@ -5,6 +5,7 @@ import { apiProtocol } from "./api/index.ts";
 import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 import { matrixProtocol } from "./matrix/index.ts";
+import { slackProtocol } from "./slack/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
 
@@ -13,6 +14,7 @@ export const PROTOCOLS = new ProtocolRegistry([
   discordProtocol,
   ircProtocol,
   matrixProtocol,
+  slackProtocol,
   telegramProtocol,
   xmppProtocol,
 ]); // biome-ignore format: one protocol per line

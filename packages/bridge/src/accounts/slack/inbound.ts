@@ -1,0 +1,115 @@
+// What a Slack `message` event (api.slack.com/events/message and its subtypes) means for the bridge: a text (plain,
+// /me, a thread reply, another bot's post), an edit (message_changed), a delete (message_deleted), a join or leave,
+// a topic change — or nothing (the app's own posts, link unfurls, hidden bookkeeping). Pure: the connection resolves
+// the user and the channel's name.
+import { Events } from "../../message.ts";
+
+export interface SlackEvent {
+  type: string;
+  subtype?: string;
+  channel?: string;
+  user?: string;
+  bot_id?: string;
+  username?: string;
+  text?: string;
+  ts?: string;
+  thread_ts?: string;
+  deleted_ts?: string;
+  edited?: { user?: string; ts?: string };
+  message?: SlackEvent;
+  previous_message?: SlackEvent;
+  files?: { name?: string; permalink?: string; url_private?: string }[];
+}
+
+export interface Self {
+  userId: string;
+  botId: string;
+}
+
+export type Inbound =
+  | { kind: "ignore" }
+  | { kind: "delete"; id: string }
+  | {
+      kind: "text";
+      id: string;
+      parentId: string;
+      text: string;
+      event: string;
+      /** The Slack user who wrote it, when a person (or a bot user) did. */
+      userId: string | undefined;
+      /** The name a bot or webhook posted under, when it gave one. */
+      postedAs: string | undefined;
+      edited: boolean;
+    };
+
+const IGNORE: Inbound = { kind: "ignore" };
+/** Subtypes relayed as ordinary messages. */
+const TEXT_SUBTYPES = new Set([undefined, "bot_message", "me_message", "thread_broadcast", "file_share"]);
+/** What Slack leaves in place of a deleted message that had thread replies. */
+const DELETED_PLACEHOLDER = "This message was deleted.";
+
+const isOwn = (event: SlackEvent | undefined, self: Self) =>
+  event !== undefined && (event.bot_id === self.botId || (event.user !== undefined && event.user === self.userId));
+
+/** A thread reply's parent: the thread's root, unless the message is the root itself. */
+const parentOf = (event: SlackEvent) =>
+  event.thread_ts !== undefined && event.thread_ts !== event.ts ? event.thread_ts : "";
+
+/** Files shared with a message, as links (Slack's own pages for them). */
+function withFiles(text: string, files: SlackEvent["files"]): string {
+  const links = (files ?? []).map((file) => file.permalink ?? file.url_private).filter((url): url is string => !!url);
+  return [text, ...links].filter((part) => part !== "").join("\n");
+}
+
+export function interpret(event: SlackEvent, self: Self, editDisable: boolean): Inbound {
+  if (event.type !== "message") return IGNORE;
+  switch (event.subtype) {
+    case "message_changed": {
+      const changed = event.message;
+      // An unfurl or a reply count changing arrives as a change without `edited`; and our own edits echo back.
+      if (changed === undefined || changed.ts === undefined || isOwn(changed, self)) return IGNORE;
+      if (changed.text === DELETED_PLACEHOLDER) return { kind: "delete", id: changed.ts };
+      if (changed.edited === undefined || editDisable) return IGNORE;
+      return {
+        kind: "text",
+        id: changed.ts,
+        parentId: parentOf(changed),
+        text: withFiles(changed.text ?? "", changed.files),
+        event: changed.subtype === "me_message" ? Events.userAction : "",
+        userId: changed.user,
+        postedAs: changed.username,
+        edited: true,
+      };
+    }
+    case "message_deleted":
+      if (event.deleted_ts === undefined || isOwn(event.previous_message, self)) return IGNORE;
+      return { kind: "delete", id: event.deleted_ts };
+    case "channel_join":
+    case "channel_leave":
+    case "channel_topic":
+      if (isOwn(event, self) || event.ts === undefined) return IGNORE;
+      return {
+        kind: "text",
+        id: event.ts,
+        parentId: "",
+        text: event.text ?? "",
+        event: event.subtype === "channel_topic" ? Events.topicChange : Events.joinLeave,
+        userId: event.user,
+        postedAs: undefined,
+        edited: false,
+      };
+  }
+  if (!TEXT_SUBTYPES.has(event.subtype) || isOwn(event, self) || event.ts === undefined) return IGNORE;
+  const text = withFiles(event.text ?? "", event.files);
+  if (text.trim() === "") return IGNORE;
+  return {
+    kind: "text",
+    id: event.ts,
+    parentId: parentOf(event),
+    text,
+    event: event.subtype === "me_message" ? Events.userAction : "",
+    userId: event.user,
+    postedAs: event.username,
+    edited: false,
+  };
+}

@@ -1,0 +1,34 @@
+// The `slack` protocol: a Slack app, receiving through Socket Mode and sending through the Web API.
+import { defineProtocol } from "../../config/descriptor.ts";
+import { SLACK_KEYS } from "./keys.ts";
+import { SlackConnection } from "./slack-connection.ts";
+
+export const slackProtocol = defineProtocol({
+  name: "slack",
+  keys: SLACK_KEYS,
+  // Outgoing/incoming webhooks and legacy (non-bot) tokens are Matterbridge's older ways in; Slack no longer lets
+  // new apps use the RTM API those tokens need.
+  unsupportedKeys: ["WebhookURL", "WebhookBindAddress", "ShowUserTyping", "Debug"],
+  validate(settings) {
+    const problems: string[] = [];
+    if (!settings.Token.trim().startsWith("xoxb-")) {
+      problems.push(
+        'Token must be the app\'s Bot User OAuth Token, "xoxb-..." (legacy and user tokens are not supported)',
+      );
+    }
+    if (!settings.AppToken.trim().startsWith("xapp-")) {
+      problems.push('AppToken must be an app-level token, "xapp-..." (Basic Information → App-Level Tokens)');
+    }
+    let url: URL | undefined;
+    try {
+      url = new URL(settings.ApiURL);
+    } catch {}
+    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
+      problems.push(
+        `ApiURL must be an http(s) URL such as "https://slack.com/api/" (got ${JSON.stringify(settings.ApiURL)})`,
+      );
+    }
+    return problems;
+  },
+  create: (account, context) => new SlackConnection(account, context),
+});

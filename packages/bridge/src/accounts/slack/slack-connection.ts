@@ -1,0 +1,264 @@
+// The slack account's connection: a Slack app's bot token for the Web API (@slack/web-api) and its app-level token
+// for Socket Mode (@slack/socket-mode), so no public URL is needed. connect() checks the bot token (auth.test), reads
+// the channels and opens the Socket Mode connection; the library's own reconnects are off, so a lost connection is a
+// reported disconnect and the core reconnects with backoff (Slack keeps and retries the events meanwhile). Events
+// are handled one at a time, in order, once each (Slack may deliver one again). The Web API client neither retries
+// nor waits out rate limits: a 429 reaches the core's queue as RetryAfter.
+import { SocketModeClient } from "@slack/socket-mode";
+import { WebClient } from "@slack/web-api";
+import type { Logger } from "pino";
+import type { AccountConfig } from "../../config/types.ts";
+import type { Delivery } from "../../core/account.ts";
+import {
+  AccountFailure,
+  type Connection,
+  type ConnectionContext,
+  type JoinRequest,
+  PermanentSendError,
+} from "../../core/connection.ts";
+import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { SlackDirectory, type SlackUser } from "./directory.ts";
+import { isNetworkError, platformError, sendFailure, tokenFailure } from "./errors.ts";
+import { type Inbound, interpret, type Self, type SlackEvent } from "./inbound.ts";
+import type { SLACK_KEYS } from "./keys.ts";
+import { readableText, slackText } from "./mrkdwn.ts";
+import { outboundText, postedName } from "./outbound.ts";
+import { slackLogger } from "./sdk-logger.ts";
+
+type Settings = AccountConfig<typeof SLACK_KEYS>["settings"];
+
+/** Event ids remembered to drop a redelivered event (Slack retries what it thinks was not acknowledged). */
+const EVENT_IDS_KEPT = 1000;
+const CALL_TIMEOUT_MS = 30_000;
+
+export class SlackConnection implements Connection {
+  readonly #settings: Settings;
+  readonly #context: ConnectionContext;
+  readonly #logger: Logger;
+  readonly #directory = new SlackDirectory(() => this.#liveClient());
+  #web: WebClient | undefined;
+  #socket: SocketModeClient | undefined;
+  #self: Self | undefined;
+  /** Configured channel -> Slack channel id, and back. */
+  readonly #ids = new Map<string, string>();
+  readonly #names = new Map<string, string>();
+  readonly #seenEvents = new Set<string>();
+  /** Inbound events, handled in the order they came. */
+  #inbound: Promise<void> = Promise.resolve();
+
+  constructor(config: AccountConfig<typeof SLACK_KEYS>, context: ConnectionContext) {
+    this.#settings = config.settings;
+    this.#context = context;
+    this.#logger = context.logger;
+  }
+
+  async connect(): Promise<void> {
+    const settings = this.#settings;
+    const slackApiUrl = settings.ApiURL.endsWith("/") ? settings.ApiURL : `${settings.ApiURL}/`;
+    const web = new WebClient(settings.Token.trim(), {
+      slackApiUrl,
+      logger: slackLogger(this.#logger, "@slack/web-api"),
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: CALL_TIMEOUT_MS,
+    });
+    try {
+      const auth = await web.auth.test();
+      this.#self = { userId: auth.user_id ?? "", botId: auth.bot_id ?? "" };
+      this.#web = web;
+      await this.#directory.loadChannels();
+      this.#logger.info({ user: auth.user, team: auth.team }, `logged in to Slack as ${auth.user} on ${auth.team}`);
+    } catch (error) {
+      throw tokenFailure(error, "Token") ?? describe(error, "connecting to the Slack Web API");
+    }
+    const socket = new SocketModeClient({
+      appToken: settings.AppToken.trim(),
+      autoReconnectEnabled: false,
+      logger: slackLogger(this.#logger, "@slack/socket-mode"),
+      clientOptions: { slackApiUrl, retryConfig: { retries: 0 }, timeout: CALL_TIMEOUT_MS },
+    });
+    this.#socket = socket;
+    socket.on("slack_event", (envelope: Envelope) => this.#onEnvelope(socket, envelope));
+    try {
+      await socket.start();
+    } catch (error) {
+      throw tokenFailure(error, "AppToken") ?? describe(error, "opening the Socket Mode connection");
+    }
+    if (this.#socket !== socket) throw new Error("disconnected while connecting");
+    socket.on("disconnected", () => {
+      if (this.#socket === socket) this.#context.disconnected(new Error("the Socket Mode connection closed"));
+    });
+  }
+
+  async join(request: JoinRequest): Promise<void> {
+    const channel = this.#directory.findChannel(request.channel);
+    if (channel === undefined) {
+      this.#logger.warn(
+        { channel: request.channel },
+        `no channel ${request.channel} in this Slack workspace; channels: ${this.#directory.channelNames().join(", ")} (or "ID:C0123...")`,
+      );
+      return;
+    }
+    if (!channel.isMember) {
+      // Apps cannot join channels on their own: someone invites them.
+      this.#logger.warn(
+        { channel: request.channel },
+        `the app is not in #${channel.name}; invite it there (/invite @<app name>) to bridge the channel`,
+      );
+    }
+    this.#ids.set(request.channel, channel.id);
+    this.#names.set(channel.id, request.channel);
+  }
+
+  send(delivery: Delivery): Promise<string> {
+    return this.#send(delivery).catch((error: unknown) => {
+      throw this.#sendError(error);
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#web = undefined;
+    if (socket) {
+      socket.removeAllListeners("slack_event");
+      socket.removeAllListeners("disconnected");
+      await socket.disconnect().catch(() => {});
+    }
+  }
+
+  async #send(delivery: Delivery): Promise<string> {
+    const web = this.#liveClient();
+    const channel = this.#ids.get(delivery.channel);
+    if (channel === undefined) throw new PermanentSendError(`${delivery.channel} is not a Slack channel of this app`);
+    const message = delivery.message;
+    if (message.event === Events.msgDelete) {
+      if (message.id !== "") await this.#delete(web, channel, message.id);
+      return "";
+    }
+    if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
+    const settings = this.#settings;
+    const text = slackText(outboundText(delivery, settings), (name) => this.#directory.userIdByName(name));
+    if (text.trim() === "") return "";
+    if (message.id !== "") {
+      await web.chat.update({ channel, ts: message.id, text });
+      return message.id;
+    }
+    const identity = postedName(delivery, settings);
+    const parent = message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
+    const posted = await web.chat.postMessage({
+      channel,
+      text,
+      ...identity,
+      ...(parent === "" ? {} : { thread_ts: parent }),
+    });
+    return posted.ts ?? "";
+  }
+
+  async #delete(web: WebClient, channel: string, ts: string): Promise<void> {
+    try {
+      await web.chat.delete({ channel, ts });
+    } catch (error) {
+      // Already gone is what a delete wants.
+      if (platformError(error) !== "message_not_found") throw error;
+    }
+  }
+
+  #sendError(error: unknown): Error {
+    if (isNetworkError(error)) {
+      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
+      this.#context.disconnected(error);
+      return describe(error, "sending");
+    }
+    const refused = tokenFailure(error, "Token");
+    if (refused) this.#context.failed(refused);
+    return sendFailure(error);
+  }
+
+  #onEnvelope(socket: SocketModeClient, envelope: Envelope): void {
+    // Acknowledge first, as Slack asks (within 3 s); a failed ack means Slack will deliver the event again.
+    envelope.ack().catch(() => {});
+    const event = envelope.body?.event;
+    const eventId = envelope.body?.event_id;
+    if (event === undefined || envelope.type !== "events_api") return;
+    if (eventId !== undefined) {
+      if (this.#seenEvents.has(eventId)) return;
+      this.#seenEvents.add(eventId);
+      if (this.#seenEvents.size > EVENT_IDS_KEPT) this.#seenEvents.delete(this.#seenEvents.values().next().value!);
+    }
+    this.#inbound = this.#inbound
+      .then(() => (this.#socket === socket ? this.#handle(event) : undefined))
+      .catch((error: unknown) => this.#logger.error({ err: error }, "could not handle a Slack event"));
+  }
+
+  async #handle(event: SlackEvent): Promise<void> {
+    const channel = event.channel === undefined ? undefined : this.#names.get(event.channel);
+    const self = this.#self;
+    if (channel === undefined || self === undefined) return;
+    const inbound = interpret(event, self, this.#settings.EditDisable);
+    if (inbound.kind === "ignore") return;
+    if (inbound.kind === "delete") {
+      this.#context.receive(emptyMessage({ id: inbound.id, channel, event: Events.msgDelete }));
+      return;
+    }
+    const user = inbound.userId === undefined ? undefined : await this.#directory.user(inbound.userId);
+    const text = await this.#readable(inbound.text);
+    this.#context.receive(
+      emptyMessage({
+        text: inbound.edited ? `${text}${this.#settings.EditSuffix}` : text,
+        channel,
+        username: this.#nameOf(user, inbound),
+        userid: inbound.userId ?? "",
+        avatar: user?.avatar ?? "",
+        id: inbound.id,
+        parent_id: inbound.parentId,
+        event: inbound.event,
+      }),
+    );
+  }
+
+  /** Mentions resolved first (users asked of Slack when not known yet), then the text made readable. */
+  async #readable(text: string): Promise<string> {
+    const mentioned = [...text.matchAll(/<@([A-Z0-9]+)/g)].map((match) => match[1] as string);
+    for (const id of new Set(mentioned)) await this.#directory.user(id).catch(() => undefined);
+    return readableText(text, {
+      user: (id) => {
+        const user = this.#directory.knownUser(id);
+        return user === undefined ? undefined : this.#displayName(user);
+      },
+      channel: (id) => this.#directory.channelName(id),
+    });
+  }
+
+  #nameOf(user: SlackUser | undefined, inbound: Extract<Inbound, { kind: "text" }>): string {
+    if (inbound.event === Events.joinLeave || inbound.event === Events.topicChange) return "system";
+    if (inbound.postedAs) return inbound.postedAs;
+    return user === undefined ? (inbound.userId ?? "") : this.#displayName(user);
+  }
+
+  #displayName(user: SlackUser): string {
+    const settings = this.#settings;
+    if (settings.UseUserName) return user.name;
+    if (settings.UseFullName && user.realName !== "") return user.realName;
+    return user.displayName || user.name;
+  }
+
+  #liveClient(): WebClient {
+    if (this.#web === undefined) throw new Error("not connected");
+    return this.#web;
+  }
+}
+
+interface Envelope {
+  ack(): Promise<void>;
+  type?: string;
+  body?: { event?: SlackEvent; event_id?: string };
+}
+
+/** An error whose message says what was being done; tokens never appear (the library does not put them in errors). */
+function describe(error: unknown, doing: string): Error {
+  if (error instanceof AccountFailure) return error;
+  const code = platformError(error);
+  const reason = code ?? (error instanceof Error ? error.message : String(error));
+  return new Error(`${doing}: ${reason}`);
+}
