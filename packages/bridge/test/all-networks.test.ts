@@ -10,6 +10,7 @@ import {
   startFakeMatrix,
   startNgircd,
   startProsody,
+  startSlackSimulator,
   startTelegramSimulator,
   type Teardown,
   waitUntil,
@@ -120,6 +121,26 @@ async function matrix(teardown: Teardown): Promise<Network> {
   };
 }
 
+async function slack(teardown: Teardown): Promise<Network> {
+  const simulator = await startSlackSimulator(teardown);
+  const app = simulator.createApp("relay");
+  const sam = simulator.createUser("sam");
+  const channel = simulator.createChannel("all", [sam, app]);
+  return {
+    protocol: "slack",
+    nick: "sam",
+    toml: `[slack.ws]\nToken = "${app.botToken}"\nAppToken = "${app.appToken}"\nApiURL = "${simulator.apiUrl}"\n${NICK_FORMAT}\nPrefixMessagesWithNick = true\n`,
+    account: "slack.ws",
+    channel: "all",
+    say: (text) => void sam.say(channel, text),
+    // What Slack shows of the bridge's posts (it escapes <, > and & in text).
+    bridged: () =>
+      simulator.sent.items
+        .filter((a) => a.kind === "post")
+        .map((a) => a.message.text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")),
+  };
+}
+
 function config(networks: Network[]): string {
   const entries = networks.map((n) => `  [[gateway.inout]]\n  account = "${n.account}"\n  channel = "${n.channel}"\n`);
   return `${networks.map((n) => n.toml).join("\n")}
@@ -141,7 +162,9 @@ describe("one gateway across every network", () => {
 
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
-    const starts = await Promise.allSettled([irc, xmpp, telegram, discord, matrix].map((start) => start(teardown)));
+    const starts = await Promise.allSettled(
+      [irc, xmpp, telegram, discord, matrix, slack].map((start) => start(teardown)),
+    );
     const networks = starts.map((start) => {
       if (start.status === "rejected") throw start.reason;
       return start.value;
