@@ -19,6 +19,14 @@ export {
   type RecordedMatrixRequest,
   startFakeMatrix,
 } from "./matrix.ts";
+export {
+  type MattermostBotAction,
+  type MattermostHuman,
+  type MattermostPost,
+  type MattermostSimulator,
+  type MattermostUserObject,
+  startMattermostSimulator,
+} from "./mattermost.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {
