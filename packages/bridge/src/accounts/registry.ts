@@ -5,6 +5,7 @@ import { apiProtocol } from "./api/index.ts";
 import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 import { matrixProtocol } from "./matrix/index.ts";
+import { mattermostProtocol } from "./mattermost/index.ts";
 import { slackProtocol } from "./slack/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
@@ -14,6 +15,7 @@ export const PROTOCOLS = new ProtocolRegistry([
   discordProtocol,
   ircProtocol,
   matrixProtocol,
+  mattermostProtocol,
   slackProtocol,
   telegramProtocol,
   xmppProtocol,

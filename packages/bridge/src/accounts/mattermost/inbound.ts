@@ -1,0 +1,85 @@
+// What a Mattermost post means for the bridge, from a WebSocket event (posted, post_edited, post_deleted) or from the
+// posts read back after a reconnect: a text (a reply names its thread's root), an action (a /me post, or a text in
+// single asterisks as Matterbridge reads it), an edit, a delete, a join or leave — or nothing (the bridge's own
+// posts, other system messages). Pure: the connection resolves names.
+import { Events } from "../../message.ts";
+
+export interface MattermostPost {
+  id: string;
+  user_id: string;
+  channel_id: string;
+  root_id?: string;
+  message: string;
+  type?: string;
+  props?: Record<string, unknown>;
+  file_ids?: string[];
+  create_at?: number;
+  update_at?: number;
+  edit_at?: number;
+  delete_at?: number;
+}
+
+export type Change = "posted" | "edited" | "deleted";
+
+export type Inbound =
+  | { kind: "ignore" }
+  | { kind: "delete"; id: string }
+  | {
+      kind: "text";
+      id: string;
+      parentId: string;
+      text: string;
+      event: string;
+      userId: string;
+      /** The name a webhook or bot posted under (props.override_username). */
+      postedAs: string | undefined;
+      edited: boolean;
+    };
+
+const IGNORE: Inbound = { kind: "ignore" };
+const JOIN_LEAVE = new Set([
+  "system_join_channel",
+  "system_leave_channel",
+  "system_join_leave",
+  "system_add_to_channel",
+  "system_remove_from_channel",
+]);
+
+/** Matterbridge reads a message in single asterisks as an action (what it sends for one). */
+function asAction(text: string): { text: string; action: boolean } {
+  const match = /^\*(?!\*)([\s\S]*[^*])\*$/.exec(text);
+  return match ? { text: match[1] as string, action: true } : { text, action: false };
+}
+
+export function interpret(
+  post: MattermostPost,
+  change: Change,
+  ownUserId: string,
+  options: { editDisable: boolean; fileUrl(id: string): string },
+): Inbound {
+  if (post.user_id === ownUserId) return IGNORE;
+  if (change === "deleted") return { kind: "delete", id: post.id };
+  if (change === "edited" && options.editDisable) return IGNORE;
+  const type = post.type ?? "";
+  if (JOIN_LEAVE.has(type)) {
+    if (change === "edited") return IGNORE;
+    const base = { kind: "text" as const, id: post.id, parentId: "", userId: post.user_id, postedAs: undefined };
+    return { ...base, text: post.message, event: Events.joinLeave, edited: false };
+  }
+  if (type !== "" && type !== "me") return IGNORE;
+  const files = (post.file_ids ?? []).map((id) => options.fileUrl(id));
+  const { text, action } = type === "me" ? { text: post.message, action: true } : asAction(post.message);
+  const body = [text, ...files].filter((part) => part !== "").join("\n");
+  if (body.trim() === "") return IGNORE;
+  const override = post.props?.override_username;
+  return {
+    kind: "text",
+    id: post.id,
+    parentId: post.root_id ?? "",
+    text: body,
+    event: action ? Events.userAction : "",
+    userId: post.user_id,
+    postedAs: typeof override === "string" && override !== "" ? override : undefined,
+    edited: change === "edited",
+  };
+}

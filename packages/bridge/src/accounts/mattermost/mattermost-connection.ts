@@ -1,0 +1,300 @@
+// The mattermost account's connection: API v4 (api.ts) for logging in, finding the team and channels, and posting;
+// the WebSocket API (websocket.ts) for what happens in the channels. connect() logs in (Login/Password, or Token),
+// finds the Team and opens the WebSocket; join() finds each channel (joining it when the account is not in it yet).
+// A lost WebSocket is a reported disconnect; the core reconnects with backoff, and each channel then reads back the
+// posts made, edited or deleted meanwhile (GET /channels/{id}/posts?since=), so nothing said while away is lost.
+import type { Logger } from "pino";
+import type { AccountConfig } from "../../config/types.ts";
+import type { Delivery } from "../../core/account.ts";
+import {
+  AccountFailure,
+  type Connection,
+  type ConnectionContext,
+  type JoinRequest,
+  PermanentSendError,
+} from "../../core/connection.ts";
+import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { MattermostApi } from "./api.ts";
+import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
+import { type Change, interpret, type MattermostPost } from "./inbound.ts";
+import type { MATTERMOST_KEYS } from "./keys.ts";
+import { outboundText, postProps } from "./outbound.ts";
+import { type MattermostEvent, MattermostSocket } from "./websocket.ts";
+
+type Settings = AccountConfig<typeof MATTERMOST_KEYS>["settings"];
+
+const CHANGES: Record<string, Change> = { posted: "posted", post_edited: "edited", post_deleted: "deleted" };
+/** Post versions remembered so a post seen both live and when reading back is relayed once. */
+const SEEN_KEPT = 2000;
+const USERS_KEPT = 5000;
+
+interface UserNames {
+  username: string;
+  nickname: string;
+}
+
+/** The server's base URL from Matterbridge's Server ("host[:port]", NoTLS) or a full URL. */
+export function serverUrl(server: string, noTls: boolean): string {
+  const trimmed = server.trim().replace(/\/+$/, "");
+  return /^https?:\/\//i.test(trimmed) ? trimmed : `${noTls ? "http" : "https"}://${trimmed}`;
+}
+
+export class MattermostConnection implements Connection {
+  readonly #settings: Settings;
+  readonly #context: ConnectionContext;
+  readonly #logger: Logger;
+  readonly #baseUrl: string;
+  #api: MattermostApi | undefined;
+  #socket: MattermostSocket | undefined;
+  #userId = "";
+  #teamId = "";
+  /** Configured channel -> channel id, and back. */
+  readonly #ids = new Map<string, string>();
+  readonly #names = new Map<string, string>();
+  /** Per channel id: the newest post change handled (server time, ms), where reading back starts. */
+  readonly #lastSeen = new Map<string, number>();
+  readonly #seen = new Set<string>();
+  readonly #users = new Map<string, UserNames>();
+  #inbound: Promise<void> = Promise.resolve();
+
+  constructor(config: AccountConfig<typeof MATTERMOST_KEYS>, context: ConnectionContext) {
+    this.#settings = config.settings;
+    this.#context = context;
+    this.#logger = context.logger;
+    this.#baseUrl = serverUrl(config.settings.Server, config.settings.NoTLS);
+  }
+
+  async connect(): Promise<void> {
+    const settings = this.#settings;
+    const api = new MattermostApi(this.#baseUrl, settings.SkipTLSVerify);
+    const usingToken = settings.Token.trim() !== "";
+    try {
+      let me: { id: string; username: string };
+      if (usingToken) {
+        api.setToken(settings.Token.trim());
+        me = await api.me();
+      } else {
+        me = await api.login(settings.Login, settings.Password);
+      }
+      this.#userId = me.id;
+      this.#teamId = (await api.teamByName(settings.Team)).id;
+      this.#logger.info({ user: me.username }, `logged in to Mattermost at ${this.#baseUrl} as ${me.username}`);
+    } catch (error) {
+      await api.close();
+      if (isApiError(error, 404)) {
+        throw new AccountFailure(`no team "${settings.Team}" on ${this.#baseUrl}, or the account is not in it (Team)`);
+      }
+      throw credentialsFailure(error, usingToken) ?? describe(error, `connecting to ${this.#baseUrl}`);
+    }
+    this.#api = api;
+    const socket = new MattermostSocket(
+      `${this.#baseUrl.replace(/^http/i, "ws")}/api/v4/websocket`,
+      api.token,
+      !settings.SkipTLSVerify,
+    );
+    this.#socket = socket;
+    try {
+      await socket.open({
+        event: (event) => this.#onEvent(socket, event),
+        closed: (reason) => {
+          if (this.#socket === socket) this.#context.disconnected(reason);
+        },
+      });
+    } catch (error) {
+      throw describe(error, "opening the WebSocket");
+    }
+  }
+
+  async join(request: JoinRequest): Promise<void> {
+    const api = this.#liveApi();
+    let channel: { id: string; name: string; last_post_at?: number };
+    try {
+      channel = request.channel.startsWith("ID:")
+        ? await api.channel(request.channel.slice(3))
+        : await api.channelByName(this.#teamId, request.channel.replace(/^[#~]/, ""));
+    } catch (error) {
+      if (!isApiError(error) || error.status >= 500) throw error;
+      this.#logger.warn(
+        { channel: request.channel },
+        `no channel ${request.channel} in team ${this.#settings.Team} (${error.message}); use the channel's name from its URL, or "ID:<id>"`,
+      );
+      return;
+    }
+    try {
+      await api.joinChannel(channel.id, this.#userId);
+    } catch (error) {
+      if (!isApiError(error) || error.status >= 500) throw error;
+      this.#logger.warn(
+        { channel: request.channel },
+        `cannot join ${request.channel}: ${error.message}; add the account to it`,
+      );
+      return;
+    }
+    this.#ids.set(request.channel, channel.id);
+    this.#names.set(channel.id, request.channel);
+    const since = this.#lastSeen.get(channel.id);
+    if (since === undefined) this.#lastSeen.set(channel.id, channel.last_post_at ?? 0);
+    else await this.#readBack(api, channel.id, since);
+  }
+
+  send(delivery: Delivery): Promise<string> {
+    return this.#send(delivery).catch((error: unknown) => {
+      throw this.#sendError(error);
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    this.#socket?.close();
+    this.#socket = undefined;
+    const api = this.#api;
+    this.#api = undefined;
+    await api?.close();
+  }
+
+  async #send(delivery: Delivery): Promise<string> {
+    const api = this.#liveApi();
+    const channelId = this.#ids.get(delivery.channel);
+    if (channelId === undefined) throw new PermanentSendError(`${delivery.channel} is not a channel the account is in`);
+    const message = delivery.message;
+    if (message.event === Events.msgDelete) {
+      if (message.id !== "") await this.#delete(api, message.id);
+      return "";
+    }
+    if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
+    const text = outboundText(delivery, this.#settings);
+    if (text.trim() === "") return "";
+    if (message.id !== "") {
+      await api.patchPost(message.id, text);
+      return message.id;
+    }
+    const root = await this.#threadRoot(api, message.parent_id);
+    const post = await api.createPost({
+      channel_id: channelId,
+      message: text,
+      root_id: root,
+      props: postProps(delivery, this.#settings),
+    });
+    return post.id;
+  }
+
+  /** Mattermost threads have one root: a reply to a reply goes to that reply's root. */
+  async #threadRoot(api: MattermostApi, parentId: string): Promise<string> {
+    if (parentId === "" || parentId === PARENT_NOT_FOUND) return "";
+    try {
+      const parent = await api.post(parentId);
+      return parent.root_id || parent.id;
+    } catch (error) {
+      // A parent deleted meanwhile must not cost the message: it goes to the channel.
+      if (isApiError(error, 404) || isApiError(error, 403)) return "";
+      throw error;
+    }
+  }
+
+  async #delete(api: MattermostApi, id: string): Promise<void> {
+    try {
+      await api.deletePost(id);
+    } catch (error) {
+      if (!isApiError(error, 404)) throw error; // already gone is what a delete wants
+    }
+  }
+
+  #sendError(error: unknown): Error {
+    if (isNetworkError(error)) {
+      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
+      this.#context.disconnected(error);
+      return describe(error, "sending");
+    }
+    if (isApiError(error, 401)) {
+      this.#context.failed(new Error(`Mattermost no longer accepts the session: ${(error as Error).message}`));
+    }
+    return sendFailure(error);
+  }
+
+  #onEvent(socket: MattermostSocket, event: MattermostEvent): void {
+    const change = Object.hasOwn(CHANGES, event.event) ? CHANGES[event.event] : undefined;
+    if (change === undefined || typeof event.data.post !== "string") return;
+    let post: MattermostPost;
+    try {
+      post = JSON.parse(event.data.post) as MattermostPost;
+    } catch {
+      return;
+    }
+    this.#enqueue(() => (this.#socket === socket ? this.#handle(post, change) : undefined));
+  }
+
+  /** The posts of a channel changed since `since`, in the order they changed, as the live events would have been. */
+  async #readBack(api: MattermostApi, channelId: string, since: number): Promise<void> {
+    const list = await api.postsSince(channelId, since);
+    const posts = Object.values(list.posts ?? {}).sort((a, b) => a.update_at - b.update_at);
+    for (const post of posts) {
+      const change: Change = post.delete_at > 0 ? "deleted" : post.create_at > since ? "posted" : "edited";
+      if (change === "posted" && post.delete_at > 0) continue;
+      this.#enqueue(() => this.#handle(post as MattermostPost, change));
+    }
+  }
+
+  #enqueue(work: () => Promise<void> | undefined): void {
+    this.#inbound = this.#inbound
+      .then(work)
+      .catch((error: unknown) => this.#logger.error({ err: error }, "could not handle a Mattermost post"));
+  }
+
+  async #handle(post: MattermostPost, change: Change): Promise<void> {
+    const channel = this.#names.get(post.channel_id);
+    if (channel === undefined) return;
+    const version = `${post.id}:${change}:${post.update_at ?? 0}`;
+    if (this.#seen.has(version)) return;
+    this.#seen.add(version);
+    if (this.#seen.size > SEEN_KEPT) this.#seen.delete(this.#seen.values().next().value as string);
+    this.#lastSeen.set(post.channel_id, Math.max(this.#lastSeen.get(post.channel_id) ?? 0, post.update_at ?? 0));
+    const inbound = interpret(post, change, this.#userId, {
+      editDisable: this.#settings.EditDisable,
+      fileUrl: (id) => `${this.#baseUrl}/api/v4/files/${id}`,
+    });
+    if (inbound.kind === "ignore") return;
+    if (inbound.kind === "delete") {
+      this.#context.receive(emptyMessage({ id: inbound.id, channel, event: Events.msgDelete }));
+      return;
+    }
+    const username =
+      inbound.event === Events.joinLeave ? "system" : (inbound.postedAs ?? (await this.#nameOf(inbound.userId)));
+    this.#context.receive(
+      emptyMessage({
+        text: inbound.edited ? `${inbound.text}${this.#settings.EditSuffix}` : inbound.text,
+        channel,
+        username,
+        userid: inbound.userId,
+        id: inbound.id,
+        parent_id: inbound.parentId,
+        event: inbound.event,
+      }),
+    );
+  }
+
+  async #nameOf(userId: string): Promise<string> {
+    let user = this.#users.get(userId);
+    if (user === undefined) {
+      try {
+        const profile = await this.#liveApi().user(userId);
+        user = { username: profile.username, nickname: profile.nickname ?? "" };
+        if (this.#users.size >= USERS_KEPT) this.#users.delete(this.#users.keys().next().value as string);
+        this.#users.set(userId, user);
+      } catch {
+        return userId;
+      }
+    }
+    return this.#settings.UseUserName || user.nickname === "" ? user.username : user.nickname;
+  }
+
+  #liveApi(): MattermostApi {
+    if (this.#api === undefined) throw new Error("not connected");
+    return this.#api;
+  }
+}
+
+/** An error whose message says what was being done; credentials never appear in it. */
+function describe(error: unknown, doing: string): Error {
+  if (error instanceof AccountFailure) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(`${doing}: ${reason}`);
+}

@@ -1,0 +1,42 @@
+// A bridged message as a Mattermost post: the text (a /me action in single asterisks as Matterbridge, files' URLs on
+// their own lines, the nick in front with PrefixMessagesWithNick, cut at Mattermost's 16,383 characters) and the
+// props that show it under the relayed user's name and avatar (override_username / override_icon_url: the server
+// shows them for bot accounts when "Enable integrations to override usernames" is on).
+import type { Delivery } from "../../core/account.ts";
+import { Events } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
+import { iconUrl } from "../icon-url.ts";
+
+export const MATTERMOST_MAX_TEXT = 16_383;
+
+export interface OutboundSettings {
+  PrefixMessagesWithNick: boolean;
+  IconURL: string;
+  MessageClipped: string;
+}
+
+export function outboundText(delivery: Delivery, settings: OutboundSettings): string {
+  const message = delivery.message;
+  let text = message.text;
+  if (message.event === Events.userAction && text !== "") text = `*${text}*`;
+  for (const line of fileLines(message)) text = text === "" ? line : `${text}\n${line}`;
+  if (settings.PrefixMessagesWithNick) text = `${message.username}${text}`;
+  if (text.length <= MATTERMOST_MAX_TEXT) return text;
+  const marker = settings.MessageClipped === "" ? "" : ` ${settings.MessageClipped}`;
+  let cut = MATTERMOST_MAX_TEXT - marker.length;
+  // Never between the two halves of a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
+  return `${text.slice(0, cut)}${marker}`;
+}
+
+/** The post's props: who it shows as, and a mark that the bridge made it. */
+export function postProps(delivery: Delivery, settings: OutboundSettings): Record<string, unknown> {
+  const props: Record<string, unknown> = { from_switchboard: true };
+  if (settings.PrefixMessagesWithNick) return props;
+  const message = delivery.message;
+  const username = message.username.trim();
+  if (username !== "") props.override_username = username;
+  const icon = message.avatar || iconUrl(settings.IconURL, message);
+  if (icon !== "") props.override_icon_url = icon;
+  return props;
+}
