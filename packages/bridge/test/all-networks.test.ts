@@ -8,6 +8,7 @@ import {
   connectIrcUser,
   startDiscordSimulator,
   startFakeMatrix,
+  startMattermostSimulator,
   startNgircd,
   startProsody,
   startSlackSimulator,
@@ -141,6 +142,22 @@ async function slack(teardown: Teardown): Promise<Network> {
   };
 }
 
+async function mattermost(teardown: Teardown): Promise<Network> {
+  const simulator = await startMattermostSimulator(teardown);
+  simulator.createBot("bridgebot", "botpw");
+  const max = simulator.createUser("max");
+  simulator.createChannel("all", [max]);
+  return {
+    protocol: "mattermost",
+    nick: "max",
+    toml: `[mattermost.mm]\nServer = "${simulator.hostPort}"\nNoTLS = true\nTeam = "${simulator.teamName}"\nLogin = "bridgebot"\nPassword = "botpw"\n${NICK_FORMAT}\nPrefixMessagesWithNick = true\n`,
+    account: "mattermost.mm",
+    channel: "all",
+    say: (text) => void max.say("all", text),
+    bridged: () => simulator.sent.items.filter((a) => a.kind === "post").map((a) => a.post.message),
+  };
+}
+
 function config(networks: Network[]): string {
   const entries = networks.map((n) => `  [[gateway.inout]]\n  account = "${n.account}"\n  channel = "${n.channel}"\n`);
   return `${networks.map((n) => n.toml).join("\n")}
@@ -163,7 +180,7 @@ describe("one gateway across every network", () => {
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
     const starts = await Promise.allSettled(
-      [irc, xmpp, telegram, discord, matrix, slack].map((start) => start(teardown)),
+      [irc, xmpp, telegram, discord, matrix, slack, mattermost].map((start) => start(teardown)),
     );
     const networks = starts.map((start) => {
       if (start.status === "rejected") throw start.reason;
