@@ -103,9 +103,10 @@ export async function installPacked(
   }
 }
 
+/** Names of the installed packages; an optional peer dependency that is not installed is listed as `{}`. */
 function allNames(tree: { dependencies?: Record<string, unknown> }): string[] {
-  return Object.entries(tree.dependencies ?? {}).flatMap(([name, sub]) => [
-    name,
-    ...allNames(sub as { dependencies?: Record<string, unknown> }),
-  ]);
+  return Object.entries(tree.dependencies ?? {}).flatMap(([name, sub]) => {
+    const node = sub as { version?: string; dependencies?: Record<string, unknown> };
+    return node.version === undefined ? [] : [name, ...allNames(node)];
+  });
 }
