@@ -228,3 +228,31 @@ describe("mattermost account with the Mattermost simulator", () => {
     assert.deepEqual(mm.unhandled, []);
   });
 });
+
+describe("mattermost account with a self-signed TLS server", () => {
+  const teardown = suiteTeardown();
+
+  it("connects over https and wss with SkipTLSVerify, and refuses the certificate without it", async () => {
+    const mm = await startMattermostSimulator(teardown, { tls: true });
+    const bot = mm.createBot("bridgebot", "botpw");
+    const ana = mm.createUser("ana");
+    mm.createChannel("general", [ana, bot]);
+    mm.createChannel("random", [ana, bot]);
+    const secure = bridgeConfig(mm, `Token = "${bot.token}"\nSkipTLSVerify = true`).replace("NoTLS = true\n", "");
+    const bridge = await startBridge(secure, teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+    ana.say("general", "over tls");
+    await waitUntil(() => stream.items.find((m) => m.text === "over tls"), { timeoutMs: WAIT_MS, what: "the post" });
+    assert.equal(mm.webSocketConnections(bot.user.id), 1);
+
+    const strict = await startBridge(
+      secure.replace("SkipTLSVerify = true", "").replaceAll("mattermost.mm", "mattermost.strict"),
+      teardown,
+    );
+    assert.ok(
+      strict.logs.some((line) => line.includes("mattermost.strict cannot connect") && /certificate/i.test(line)),
+      strict.logs.join("\n"),
+    );
+  });
+});

@@ -2,7 +2,9 @@
 // with Retry-After and X-Ratelimit-* as its rate limiter answers) and the WebSocket API on one 127.0.0.1 port, so
 // @mattermost/client's Client4 and WebSocketClient run against it unmodified (`setUrl(url)`,
 // `initialize(url + "/api/v4/websocket", token)`). Humans act through a handle; what the bot did is kept in `sent`.
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
@@ -10,6 +12,7 @@ import { Inbox } from "./inbox.ts";
 import { apiError, type RestAnswer, type RestEffects, restRoutes } from "./mattermost/rest.ts";
 import { MattermostSockets } from "./mattermost/websocket.ts";
 import { type ChannelState, MattermostWorld, type PostObject, type UserObject } from "./mattermost/world.ts";
+import { makeServerDir, removeServerDir, selfSignedCertificate } from "./server-files.ts";
 
 export type { PostObject as MattermostPost, UserObject as MattermostUserObject } from "./mattermost/world.ts";
 
@@ -31,8 +34,14 @@ export interface MattermostBotAction {
   post: PostObject;
 }
 
+export interface MattermostSimulatorOptions {
+  teamName?: string;
+  /** Serve https and wss with a self-signed certificate for "localhost" (made with openssl). */
+  tls?: boolean;
+}
+
 export interface MattermostSimulator {
-  /** The server URL (Client4.setUrl, the bridge's Server with NoTLS). */
+  /** The server URL (Client4.setUrl; the bridge's Server, with NoTLS unless the simulator has tls). */
   readonly url: string;
   /** host:port, as Matterbridge's Server key takes it. */
   readonly hostPort: string;
@@ -66,7 +75,7 @@ const bearer = (req: IncomingMessage) => /^bearer\s+(\S+)$/i.exec(req.headers.au
 
 export async function startMattermostSimulator(
   teardown: Teardown,
-  options: { teamName?: string } = {},
+  options: MattermostSimulatorOptions = {},
 ): Promise<MattermostSimulator> {
   const world = new MattermostWorld(options.teamName ?? "switchboard");
   const sockets = new MattermostSockets(world);
@@ -191,7 +200,7 @@ export async function startMattermostSimulator(
   }
 
   const connections = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (!reachable) {
       req.socket.destroy();
       return;
@@ -200,7 +209,18 @@ export async function startMattermostSimulator(
       res.writeHead(500, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ id: "simulator.error", message: String(error), status_code: 500 }));
     });
-  });
+  };
+  let server: ReturnType<typeof createServer>;
+  if (options.tls) {
+    const certificates = makeServerDir("mattermost-tls");
+    teardown.after(() => removeServerDir(certificates));
+    selfSignedCertificate(certificates, "localhost");
+    const key = readFileSync(`${certificates}/localhost.key`);
+    const cert = readFileSync(`${certificates}/localhost.crt`);
+    server = createTlsServer({ key, cert }, onRequest);
+  } else {
+    server = createServer(onRequest);
+  }
   server.on("connection", (socket) => {
     connections.add(socket);
     socket.on("close", () => connections.delete(socket));
@@ -239,7 +259,7 @@ export async function startMattermostSimulator(
   };
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
     world,
     teamName: world.team.name,

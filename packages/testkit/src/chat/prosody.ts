@@ -1,12 +1,19 @@
 // A real Prosody (XMPP) on 127.0.0.1 with a MUC component, configured for tests: no TLS, PLAIN allowed on loopback
 // (SCRAM's client-side PBKDF2 costs ~1 s per login in JS), a low SCRAM iteration count for clients that insist on it,
 // rooms created by whoever joins first. One per test file; restart() keeps the port and the data for outage tests.
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Teardown } from "../process.ts";
 import { runToExit } from "../run-to-exit.ts";
-import { asUser, chownTree, makeServerDir, requireBinary, runningAsRoot, systemUser } from "./server-files.ts";
+import {
+  asUser,
+  chownTree,
+  makeServerDir,
+  requireBinary,
+  runningAsRoot,
+  selfSignedCertificate,
+  systemUser,
+} from "./server-files.ts";
 import { type RunningServer, type ServerLaunch, startServer } from "./server-process.ts";
 
 export interface ProsodyOptions {
@@ -124,16 +131,4 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
     return launchSpec;
   };
   return startServer(teardown, dir, prepare, { domain, mucDomain: settings.mucDomain, createUser });
-}
-
-/** <domain>.crt and <domain>.key in `dir` (where Prosody looks for a host's certificate), valid for a day. */
-function selfSignedCertificate(dir: string, domain: string): void {
-  const openssl = requireBinary("openssl", "openssl");
-  execFileSync(
-    openssl,
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${domain}`]
-      .concat(["-addext", `subjectAltName=DNS:${domain}`])
-      .concat(["-keyout", join(dir, `${domain}.key`), "-out", join(dir, `${domain}.crt`)]),
-    { stdio: "ignore", timeout: 15_000 },
-  );
 }

@@ -57,3 +57,15 @@ export function asUser(user: string, command: string, args: string[]): { command
   if (!runningAsRoot() || userInfo().username === user) return { command, args };
   return { command: "setpriv", args: [`--reuid=${user}`, `--regid=${user}`, "--init-groups", command, ...args] };
 }
+
+/** <domain>.crt and <domain>.key in `dir` (where Prosody looks for a host's certificate), valid for a day; made with openssl. */
+export function selfSignedCertificate(dir: string, domain: string): void {
+  const openssl = requireBinary("openssl", "openssl");
+  execFileSync(
+    openssl,
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${domain}`]
+      .concat(["-addext", `subjectAltName=DNS:${domain}`])
+      .concat(["-keyout", join(dir, `${domain}.key`), "-out", join(dir, `${domain}.crt`)]),
+    { stdio: "ignore", timeout: 15_000 },
+  );
+}

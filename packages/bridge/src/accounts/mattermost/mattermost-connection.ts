@@ -296,5 +296,8 @@ export class MattermostConnection implements Connection {
 function describe(error: unknown, doing: string): Error {
   if (error instanceof AccountFailure) return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return new Error(`${doing}: ${reason}`);
+  // fetch says only "fetch failed"; what failed (refused, a certificate it does not trust...) is its cause.
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  const hint = /certificate/i.test(cause) ? "; for a self-signed server set SkipTLSVerify = true" : "";
+  return new Error(`${doing}: ${reason}${cause}${hint}`);
 }
