@@ -118,6 +118,11 @@ export class Inbox {
     this.items.push(JSON.parse(text) as Message);
   }
 
+  /** The first message (received at index `from` or later, or still to come) that matches; bounded wait. */
+  waitFor(matches: (message: Message) => boolean, { from = 0, timeoutMs = 10_000, what = "a message" } = {}) {
+    return waitUntil(() => this.items.slice(from).find(matches), { timeoutMs, intervalMs: 5, what });
+  }
+
   /** Waits until at least n items arrived and returns the first n. */
   async take(n: number, timeoutMs = 5_000): Promise<Message[]> {
     await waitUntil(() => this.items.length >= n, { timeoutMs, intervalMs: 5, what: `${n} messages` });

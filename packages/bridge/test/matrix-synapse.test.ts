@@ -62,11 +62,7 @@ describe("matrix account with a real Synapse", { skip }, () => {
   let stream: StreamClient;
 
   const apiMessage = (matches: (m: Message) => boolean, from = 0) =>
-    waitUntil(() => stream.items.slice(from).find(matches), {
-      timeoutMs: WAIT_MS,
-      intervalMs: 10,
-      what: "an api message",
-    });
+    stream.waitFor(matches, { from, timeoutMs: WAIT_MS, what: "an api message" });
   const bodyOf = (e: TimelineEvent) => String(e.content.body ?? "");
   const fromBot = (matches: (e: TimelineEvent) => boolean) => (e: TimelineEvent) =>
     e.sender === bot.userId && matches(e);

@@ -63,11 +63,7 @@ describe("mattermost account with the Mattermost simulator", () => {
   let botToken: string;
 
   const apiMessage = (matches: (m: Message) => boolean, from = 0) =>
-    waitUntil(() => stream.items.slice(from).find(matches), {
-      timeoutMs: WAIT_MS,
-      intervalMs: 5,
-      what: "an api message",
-    });
+    stream.waitFor(matches, { from, timeoutMs: WAIT_MS, what: "an api message" });
   const botAction = (matches: (a: MattermostBotAction) => boolean, from = 0) =>
     mm.sent.waitFor(matches, { from, timeoutMs: WAIT_MS, what: "a bot action" });
   /** Returns once every send to `channel` so far was answered (see slack.test.ts): its ids are in the id cache. */

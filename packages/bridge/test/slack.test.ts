@@ -66,11 +66,7 @@ describe("slack account with the Slack simulator", () => {
   let stream: StreamClient;
 
   const apiMessage = (matches: (m: Message) => boolean, from = 0) =>
-    waitUntil(() => stream.items.slice(from).find(matches), {
-      timeoutMs: WAIT_MS,
-      intervalMs: 5,
-      what: "an api message",
-    });
+    stream.waitFor(matches, { from, timeoutMs: WAIT_MS, what: "an api message" });
   const botAction = (matches: (a: SlackBotAction) => boolean, from = 0) =>
     slack.sent.waitFor(matches, { from, timeoutMs: WAIT_MS, what: "a bot action" });
 

@@ -4,7 +4,6 @@
 // as human users (post, reply, edit, delete), shows what the bot sent, injects 429s and drops connections.
 // Every request it does not handle is logged in `unhandled` and answered 404 in Discord's error shape.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { DiscordGateway } from "./discord/gateway.ts";
@@ -26,6 +25,7 @@ import {
   UNAUTHORIZED,
 } from "./discord/rest.ts";
 import { Inbox } from "./inbox.ts";
+import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 
 export { Intent } from "./discord/gateway.ts";
 export type { ChannelObject, MemberObject, MessageObject, UserObject, WebhookObject } from "./discord/model.ts";
@@ -189,20 +189,11 @@ export async function startDiscordSimulator(
     sockets.handleUpgrade(req, socket, head, (ws) => gateway.accept(ws, req));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
+  port = await listenOnLoopback(server);
+  const close = closeOnce(server, () => {
     gateway.close();
     sockets.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
+  });
   teardown.after(close);
 
   const channelOrThrow = (nameOrId: string) => {

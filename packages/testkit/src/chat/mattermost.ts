@@ -5,10 +5,11 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
+import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 import { apiError, type RestAnswer, type RestEffects, restRoutes } from "./mattermost/rest.ts";
 import { MattermostSockets } from "./mattermost/websocket.ts";
 import { type ChannelState, MattermostWorld, type PostObject, type UserObject } from "./mattermost/world.ts";
@@ -235,21 +236,11 @@ export async function startMattermostSimulator(
     }
     upgrades.handleUpgrade(req, socket, head, (ws) => sockets.accept(ws, bearer(req)));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
+  const port = await listenOnLoopback(server);
+  const close = closeOnce(server, () => {
     sockets.drop();
     upgrades.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
+  });
   teardown.after(close);
 
   const channelNamed = (name: string) => {

@@ -3,10 +3,11 @@
 // acknowledgements, retries) on one 127.0.0.1 port, so @slack/web-api and @slack/socket-mode run against it
 // unmodified (`slackApiUrl` = apiUrl). Humans act through a handle; what the bot did is kept in `sent`.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
+import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 import { SocketMode } from "./slack/socket-mode.ts";
 import { callMethod, type MethodAnswer, type SlackBotAction, type WebApiContext } from "./slack/web-api.ts";
 import { type ChannelState, type MessageRecord, publicMessage, type SlackApp, SlackWorld } from "./slack/world.ts";
@@ -192,21 +193,11 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
     }
     sockets.handleUpgrade(req, socket, head, (ws) => socketMode.accept(ws, req));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
+  port = await listenOnLoopback(server);
+  const close = closeOnce(server, () => {
     socketMode.close();
     sockets.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
+  });
   teardown.after(close);
 
   const channelOrThrow = (idOrName: string) => {

@@ -1,6 +1,7 @@
 // The `discord` protocol: a Discord bot on discord.js in one server (guild), relaying its gateway channels
 // (discord-connection.ts), optionally through webhooks so each message shows its sender's name and avatar.
 import { defineProtocol } from "../../config/descriptor.ts";
+import { httpUrlProblem } from "../http-url.ts";
 import { DiscordConnection } from "./discord-connection.ts";
 import { DISCORD_KEYS } from "./keys.ts";
 
@@ -22,11 +23,8 @@ export const discordProtocol = defineProtocol({
           "per channel in [gateway.inout.options]",
       );
     }
-    if (!/^https?:\/\/[^/\s]+/.test(settings.ApiURL)) {
-      problems.push(
-        `ApiURL must be an http(s) URL such as "https://discord.com/api" (got ${JSON.stringify(settings.ApiURL)})`,
-      );
-    }
+    const badUrl = httpUrlProblem("ApiURL", settings.ApiURL, "https://discord.com/api");
+    if (badUrl) problems.push(badUrl);
     return problems;
   },
   create: (account, context) => new DiscordConnection(account, context),

@@ -3,6 +3,7 @@
 // and the text split into at most MessageSplitMaxCount messages of Discord's 2000 characters, then clipped.
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 
 /** Discord's limit per message (counted here in UTF-16 units, never more than Discord's count). */
 export const DISCORD_MAX_LENGTH = 2000;
@@ -19,14 +20,7 @@ export function discordText(delivery: Delivery): string {
   const message = delivery.message;
   let text = message.text;
   if (message.event === Events.userAction && text !== "") text = `_${text}_`;
-  const files = message.Extra?.file ?? [];
-  for (const file of files) {
-    if (typeof file !== "object" || file === null) continue;
-    const { URL: url, Comment: comment } = file as { URL?: unknown; Comment?: unknown };
-    if (typeof url !== "string" || url === "") continue;
-    const line = typeof comment === "string" && comment !== "" ? `${comment} : ${url}` : url;
-    text = text === "" ? line : `${text}\n${line}`;
-  }
+  for (const line of fileLines(message)) text = text === "" ? line : `${text}\n${line}`;
   return text;
 }
 

@@ -4,6 +4,7 @@
 // typing notifications are dropped, and an edit is sent as a new message (as Matterbridge: IRC returns no ids).
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { colorNick } from "./formatting.ts";
 import { clipLine, messageLines, splitLine, utf8Length } from "./split.ts";
 import { stripMarkdown } from "./strip-markdown.ts";
@@ -28,19 +29,6 @@ const ACTION_OVERHEAD = 9;
 /** Events IRC cannot show. */
 const DROPPED: ReadonlySet<string> = new Set([Events.msgDelete, Events.userTyping, Events.fileDelete]);
 
-/** Attachments as Matterbridge shows them on IRC: one line per file with a URL, "comment : url". */
-function fileLines(delivery: Delivery): string[] {
-  const files = delivery.message.Extra?.file ?? [];
-  const lines: string[] = [];
-  for (const file of files) {
-    if (typeof file !== "object" || file === null) continue;
-    const { URL: url, Comment: comment } = file as { URL?: unknown; Comment?: unknown };
-    if (typeof url !== "string" || url === "") continue;
-    lines.push(typeof comment === "string" && comment !== "" ? `${comment} : ${url}` : url);
-  }
-  return lines;
-}
-
 export function ircLines(delivery: Delivery, settings: OutboundSettings): IrcLine[] {
   const message = delivery.message;
   if (DROPPED.has(message.event)) return [];
@@ -55,7 +43,7 @@ export function ircLines(delivery: Delivery, settings: OutboundSettings): IrcLin
   // MessageLength for text gets that half anyway (the server's 512-byte limit still leaves room).
   const budget = settings.MessageLength - (isAction ? ACTION_OVERHEAD : 0);
   const room = Math.max(budget - utf8Length(prefix), Math.floor(budget / 2));
-  const parts = [...messageLines(text), ...fileLines(delivery)].flatMap((line) =>
+  const parts = [...messageLines(text), ...fileLines(delivery.message)].flatMap((line) =>
     settings.MessageSplit ? splitLine(line, room) : [clipLine(line, room, settings.MessageClipped)],
   );
   return parts.map((part) => ({

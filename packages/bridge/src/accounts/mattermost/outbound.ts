@@ -4,6 +4,7 @@
 // shows them for bot accounts when "Enable integrations to override usernames" is on).
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
+import { clipText } from "../clip-text.ts";
 import { fileLines } from "../file-lines.ts";
 import { iconUrl } from "../icon-url.ts";
 
@@ -21,12 +22,7 @@ export function outboundText(delivery: Delivery, settings: OutboundSettings): st
   if (message.event === Events.userAction && text !== "") text = `*${text}*`;
   for (const line of fileLines(message)) text = text === "" ? line : `${text}\n${line}`;
   if (settings.PrefixMessagesWithNick) text = `${message.username}${text}`;
-  if (text.length <= MATTERMOST_MAX_TEXT) return text;
-  const marker = settings.MessageClipped === "" ? "" : ` ${settings.MessageClipped}`;
-  let cut = MATTERMOST_MAX_TEXT - marker.length;
-  // Never between the two halves of a surrogate pair.
-  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
-  return `${text.slice(0, cut)}${marker}`;
+  return clipText(text, MATTERMOST_MAX_TEXT, settings.MessageClipped);
 }
 
 /** The post's props: who it shows as, and a mark that the bridge made it. */

@@ -1,5 +1,6 @@
 // The `slack` protocol: a Slack app, receiving through Socket Mode and sending through the Web API.
 import { defineProtocol } from "../../config/descriptor.ts";
+import { httpUrlProblem } from "../http-url.ts";
 import { SLACK_KEYS } from "./keys.ts";
 import { SlackConnection } from "./slack-connection.ts";
 
@@ -19,15 +20,8 @@ export const slackProtocol = defineProtocol({
     if (!settings.AppToken.trim().startsWith("xapp-")) {
       problems.push('AppToken must be an app-level token, "xapp-..." (Basic Information → App-Level Tokens)');
     }
-    let url: URL | undefined;
-    try {
-      url = new URL(settings.ApiURL);
-    } catch {}
-    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
-      problems.push(
-        `ApiURL must be an http(s) URL such as "https://slack.com/api/" (got ${JSON.stringify(settings.ApiURL)})`,
-      );
-    }
+    const badUrl = httpUrlProblem("ApiURL", settings.ApiURL, "https://slack.com/api/");
+    if (badUrl) problems.push(badUrl);
     return problems;
   },
   create: (account, context) => new SlackConnection(account, context),

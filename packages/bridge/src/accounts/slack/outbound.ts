@@ -4,6 +4,7 @@
 // IconURL as its icon) — or the app's own identity with PrefixMessagesWithNick.
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
+import { clipText } from "../clip-text.ts";
 import { fileLines } from "../file-lines.ts";
 import { iconUrl } from "../icon-url.ts";
 
@@ -25,12 +26,7 @@ export function outboundText(delivery: Delivery, settings: OutboundSettings): st
   if (message.event === Events.userAction && text !== "") text = `_${text}_`;
   for (const line of fileLines(message)) text = text === "" ? line : `${text}\n${line}`;
   if (settings.PrefixMessagesWithNick) text = `${message.username}${text}`;
-  if (text.length <= SLACK_MAX_TEXT) return text;
-  const marker = settings.MessageClipped === "" ? "" : ` ${settings.MessageClipped}`;
-  let cut = SLACK_MAX_TEXT - marker.length;
-  // Never between the two halves of a surrogate pair.
-  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
-  return `${text.slice(0, cut)}${marker}`;
+  return clipText(text, SLACK_MAX_TEXT, settings.MessageClipped);
 }
 
 /** The username and icon a post shows (nothing: the app's own). */

@@ -1,5 +1,6 @@
 // The `telegram` protocol: a Telegram bot on grammy's Bot API client, receiving by long polling (getUpdates).
 import { defineProtocol } from "../../config/descriptor.ts";
+import { httpUrlProblem } from "../http-url.ts";
 import { MESSAGE_FORMATS, TELEGRAM_KEYS } from "./keys.ts";
 import { TelegramConnection } from "./telegram-connection.ts";
 
@@ -17,15 +18,8 @@ export const telegramProtocol = defineProtocol({
         `MessageFormat must be one of "", "HTML", "HTMLNick", "Markdown", "MarkdownV2" (got ${JSON.stringify(settings.MessageFormat)})`,
       );
     }
-    let url: URL | undefined;
-    try {
-      url = new URL(settings.ApiURL);
-    } catch {}
-    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
-      problems.push(
-        `ApiURL must be an http(s) URL such as "https://api.telegram.org" (got ${JSON.stringify(settings.ApiURL)})`,
-      );
-    }
+    const badUrl = httpUrlProblem("ApiURL", settings.ApiURL, "https://api.telegram.org");
+    if (badUrl) problems.push(badUrl);
     return problems;
   },
   create: (account, context) => new TelegramConnection(account, context),

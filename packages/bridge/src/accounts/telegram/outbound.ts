@@ -8,6 +8,7 @@
 // each ("comment : url"). When Telegram still refuses the markup, the connection resends `plain` without parse_mode.
 import type { Delivery } from "../../core/account.ts";
 import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { escapeHtml, escapeMarkdownV2, markdownToHtml, markdownToMarkdownV2 } from "./markup.ts";
 
 export type ParseMode = "HTML" | "Markdown" | "MarkdownV2";
@@ -19,24 +20,13 @@ export interface OutboundText {
   plain: string;
 }
 
-function fileLines(delivery: Delivery): string[] {
-  const lines: string[] = [];
-  for (const file of delivery.message.Extra?.file ?? []) {
-    if (typeof file !== "object" || file === null) continue;
-    const { URL: url, Comment: comment } = file as { URL?: unknown; Comment?: unknown };
-    if (typeof url !== "string" || url === "") continue;
-    lines.push(typeof comment === "string" && comment !== "" ? `${comment} : ${url}` : url);
-  }
-  return lines;
-}
-
 export function outboundText(delivery: Delivery, messageFormat: string): OutboundText {
   const message = delivery.message;
   const action = message.event === Events.userAction;
   const nick = message.username;
   // A reply whose parent this destination cannot show (Matterbridge's hint).
   const hint = message.parent_id === PARENT_NOT_FOUND ? "[reply]: " : "";
-  const body = [message.text, ...fileLines(delivery)].filter((line) => line !== "").join("\n");
+  const body = [message.text, ...fileLines(delivery.message)].filter((line) => line !== "").join("\n");
   const plain = action ? `* ${nick}${hint}${body}` : `${nick}${hint}${body}`;
   switch (messageFormat.toLowerCase()) {
     case "html": {
