@@ -1,4 +1,5 @@
 import type { BackendState } from "../fleet/backend-state.ts";
+import type { JsonBody } from "../http/context.ts";
 import type { RequestFacts } from "../http/request-facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
@@ -15,6 +16,8 @@ export interface ChatRequest {
   /** The parsed client body, and the bytes it came from (forwarded as is when the model name is unchanged). */
   body: Record<string, unknown>;
   raw: Buffer;
+  /** Set when the body's long texts stayed in the parse worker (see JsonBody). */
+  slim?: JsonBody["slim"];
   stream: boolean;
   estimatedTokens: number;
   maxTokens: number | undefined;
@@ -36,7 +39,7 @@ export function chatJob(request: ChatRequest): DispatchJob {
     what: "chat completions",
     route: request.route,
     attempt(target, reason, res) {
-      const body = bodyWithModel(request.body, request.raw, target.model);
+      const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
       const headers = routeHeaders(target, reason, request.requestId, request.estimatedTokens, request.maxTokens);
       const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
       attempt.call = target.backend.backend.chat(body, request.requestId, attempt);

@@ -41,4 +41,9 @@ export interface GatewayContext {
 export interface JsonBody {
   raw: Buffer;
   value: unknown;
+  /**
+   * Set when the long texts stayed in the parse worker (`value` holds LongText in their place; see long-texts.ts):
+   * the byte range of the top-level "model" value in `raw`, where a different model name is spliced in.
+   */
+  slim?: { modelRange: [number, number] | undefined };
 }

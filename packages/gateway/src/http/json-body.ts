@@ -3,6 +3,7 @@ import { BodyBuffer } from "./body-buffer.ts";
 import type { JsonBody } from "./context.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
 import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
+import { putBackLongTexts } from "./long-texts.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
 
 function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
@@ -43,7 +44,8 @@ export function readJsonBody(
   request: IncomingMessage,
   limit: number,
   worker: JsonParseWorker,
-  limits: ShapeLimits = SHAPE_LIMITS,
+  /** `slim`: long texts may stay in the worker (routes that only forward them). */
+  { limits = SHAPE_LIMITS, slim = false }: { limits?: ShapeLimits; slim?: boolean } = {},
 ): Promise<JsonBody> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers["content-length"]);
@@ -82,7 +84,11 @@ export function readJsonBody(
       };
       // Large and made of few values (long texts): parsed off the event loop, where most of its time would go.
       if (length >= OFFLOAD_MIN_BYTES && scanner.values <= OFFLOAD_MAX_VALUES) {
-        worker.parse(raw).then((value) => resolve({ raw, value }), invalid);
+        worker.parse(raw, slim).then(({ value, marks, modelRange }) => {
+          if (marks.length === 0) return resolve({ raw, value });
+          putBackLongTexts(value, marks);
+          resolve({ raw, value, slim: { modelRange } });
+        }, invalid);
         return;
       }
       try {

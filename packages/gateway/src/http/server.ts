@@ -55,8 +55,10 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   const parseWorker = new JsonParseWorker();
   app.addHook("onClose", () => parseWorker.close());
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", (_request, payload, done) => {
-    readJsonBody(payload, settings.body_limit_bytes, parseWorker).then(
+  app.addContentTypeParser("application/json", (request, payload, done) => {
+    // Chat completions only forward their prompts; other routes read their texts (embeddings translated for Ollama).
+    const slim = request.routeOptions.url === "/v1/chat/completions";
+    readJsonBody(payload, settings.body_limit_bytes, parseWorker, { slim }).then(
       (body: JsonBody) => done(null, body),
       (error: Error) => done(error, undefined),
     );

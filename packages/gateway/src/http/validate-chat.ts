@@ -1,5 +1,6 @@
 import type { ApiError } from "./errors.ts";
 import { invalidRequest } from "./errors.ts";
+import { isText, LongText } from "./long-texts.ts";
 
 /** OpenAI accepts 4 stop sequences; backends match every one against every token, so a long list costs them. */
 export const MAX_STOP_SEQUENCES = 16;
@@ -23,7 +24,7 @@ function validateContent(
       return undefined;
     return invalidRequest(`${path}.content is required`, `${path}.content`, "missing_required_parameter");
   }
-  if (typeof content === "string" || content === null) return undefined;
+  if (isText(content) || content === null) return undefined;
   if (!Array.isArray(content)) {
     return invalidRequest(
       `${path}.content must be a string or an array of content parts, not ${typeName(content)}`,
@@ -57,6 +58,8 @@ export function validateChat(body: unknown): ApiError | undefined {
   const record = body as Record<string, unknown>;
   const model = record["model"];
   if (model === undefined) return invalidRequest("model is required", "model", "missing_required_parameter");
+  if (model instanceof LongText)
+    return invalidRequest(`model is ${model.length} characters long; send a model's name`, "model", "invalid_value");
   if (typeof model !== "string" || model === "")
     return invalidRequest("model must be a non-empty string", "model", "invalid_type");
   const messages = record["messages"];

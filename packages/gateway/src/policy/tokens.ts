@@ -1,4 +1,5 @@
 import { countTokens as countBpe } from "gpt-tokenizer";
+import { LongText } from "../http/long-texts.ts";
 
 /**
  * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the
@@ -22,15 +23,22 @@ export function countPromptTokens(body: Record<string, unknown>): number {
   const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
   let text = "";
   let images = 0;
+  // Texts left in the parse worker are counted from their sample, scaled to their length.
+  let longTokens = 0;
+  const add = (value: string | LongText) => {
+    if (typeof value === "string") text += `${value}\n`;
+    else if (value.sample.length > 0)
+      longTokens += Math.ceil((countBpe(value.sample) * value.length) / value.sample.length);
+  };
   for (const message of messages) {
     if (!message || typeof message !== "object") continue;
     const content = (message as Record<string, unknown>)["content"];
-    if (typeof content === "string") text += `${content}\n`;
+    if (typeof content === "string" || content instanceof LongText) add(content);
     else if (Array.isArray(content)) {
       for (const part of content) {
         if (!part || typeof part !== "object") continue;
-        const record = part as Record<string, unknown>;
-        if (typeof record["text"] === "string") text += `${record["text"]}\n`;
+        const partText = (part as Record<string, unknown>)["text"];
+        if (typeof partText === "string" || partText instanceof LongText) add(partText);
         else images++;
       }
     }
@@ -39,5 +47,5 @@ export function countPromptTokens(body: Record<string, unknown>): number {
     if (text.length > MAX_TOKENISED_CHARS * 4) break;
   }
   if (Array.isArray(body["tools"])) text += JSON.stringify(body["tools"]);
-  return countTextTokens(text) + messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
+  return countTextTokens(text) + longTokens + messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
 }

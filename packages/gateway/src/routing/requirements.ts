@@ -1,17 +1,19 @@
+import { isText } from "../http/long-texts.ts";
 import type { Requirements } from "./types.ts";
 
 const IMAGE_PART_TYPES = new Set(["image_url", "input_image", "image"]);
 const JSON_FORMATS = new Set(["json_object", "json_schema"]);
 
 function textLength(content: unknown): { chars: number; image: boolean } {
-  if (typeof content === "string") return { chars: content.length, image: false };
+  if (isText(content)) return { chars: content.length, image: false };
   let chars = 0;
   let image = false;
   if (Array.isArray(content)) {
     for (const part of content) {
       if (!part || typeof part !== "object") continue;
       const record = part as Record<string, unknown>;
-      if (typeof record["text"] === "string") chars += record["text"].length;
+      const text = record["text"];
+      if (isText(text)) chars += text.length;
       if (typeof record["type"] === "string" && IMAGE_PART_TYPES.has(record["type"])) image = true;
     }
   }

@@ -55,6 +55,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       priority: controls.priority,
       body,
       raw: parsed.raw,
+      slim: parsed.slim,
       stream,
       // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
       estimatedTokens: mayUseCloud(decision) ? countPromptTokens(body) : requirements.estimatedTokens,
