@@ -18,6 +18,7 @@ import { LifecycleManager } from "./lifecycle/manager.ts";
 import { OperationStore } from "./lifecycle/operations.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
 import { SpendRecorder } from "./policy/spend.ts";
+import { loadTokenizer } from "./policy/tokens.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
 import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
@@ -75,6 +76,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       recoveryThreshold: config.healthCheck.recovery_threshold,
     },
   );
+  // Cloud calls are budgeted on BPE counts: the tokenizer is loaded before the first request needs it.
+  if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
   const events = new EventBus();
   registry.onTransition((t) => {
     events.emit({ type: "backend_health", backend: t.backend, from: t.from, to: t.to, reason: t.reason });

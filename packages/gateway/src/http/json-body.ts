@@ -5,6 +5,7 @@ import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
 import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
 import { putBackLongTexts } from "./long-texts.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
+import { nextScanTurn, spendScanBudget } from "./scan-budget.ts";
 
 function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
   switch (problem) {
@@ -55,7 +56,9 @@ export function readJsonBody(
     }
     const scanner = new JsonShapeScanner(limits);
     const body = new BodyBuffer(Number.isSafeInteger(declared) && declared > 0 ? declared : undefined);
+    let stopped = false;
     const stop = (error: ApiError | Error) => {
+      stopped = true;
       request.off("data", onData);
       request.off("end", onEnd);
       request.off("error", stop);
@@ -68,6 +71,13 @@ export function readJsonBody(
       if (problem) return stop(shapeError(problem, limits));
       // Only bodies that may be parsed on the worker (few values) move to shared memory.
       body.push(chunk, scanner.values <= OFFLOAD_MAX_VALUES);
+      if (!spendScanBudget(chunk.length)) {
+        request.pause();
+        // A body refused meanwhile stays paused: the error handler drains it.
+        nextScanTurn(() => {
+          if (!stopped) request.resume();
+        });
+      }
     };
     const onEnd = () => {
       request.off("data", onData);

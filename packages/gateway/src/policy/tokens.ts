@@ -1,5 +1,23 @@
-import { countTokens as countBpe } from "gpt-tokenizer";
+import { createRequire } from "node:module";
 import { LongText } from "../http/long-texts.ts";
+
+/**
+ * gpt-tokenizer is loaded when first needed (or at start-up, by loadTokenizer, when cloud backends are configured):
+ * its o200k tables are 21 MB of the heap, two thirds of the gateway's, and every full garbage collection walks them.
+ * A gateway of local backends that report their own usage never needs it.
+ */
+let bpe: ((text: string) => number) | undefined;
+const requireModule = createRequire(import.meta.url);
+
+function countBpe(text: string): number {
+  bpe ??= (requireModule("gpt-tokenizer") as typeof import("gpt-tokenizer")).countTokens;
+  return bpe(text);
+}
+
+/** Loads the tokenizer now (about 0.1 s), so that no request waits for it. */
+export function loadTokenizer(): void {
+  countBpe("");
+}
 
 /**
  * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the

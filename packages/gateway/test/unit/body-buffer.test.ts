@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { BodyBuffer } from "../../src/http/body-buffer.ts";
-import { JsonParseWorker } from "../../src/http/parse-worker.ts";
+import { JsonParseWorker, type ParsedBody } from "../../src/http/parse-worker.ts";
 
 /** `total` bytes of a recognisable pattern, cut into chunks of the given sizes (the last takes the rest). */
 function chunksOf(total: number, sizes: number[]): Buffer[] {
@@ -63,10 +63,10 @@ describe("JSON parse worker", () => {
         worker.parse(Buffer.from("{nope")).catch((error: unknown) => error),
         worker.parse(Buffer.from("[2]")),
       ]);
-      assert.deepEqual(results[0], JSON.parse(text));
-      assert.deepEqual(results[1], { a: 1 });
+      assert.deepEqual((results[0] as ParsedBody).value, JSON.parse(text));
+      assert.deepEqual((results[1] as ParsedBody).value, { a: 1 });
       assert.ok(results[2] instanceof SyntaxError);
-      assert.deepEqual(results[3], [2]);
+      assert.deepEqual((results[3] as ParsedBody).value, [2]);
     } finally {
       await worker.close();
     }

@@ -1,0 +1,29 @@
+/**
+ * How much request body the event loop scans in one turn, across all requests. Scanning is linear (JsonShapeScanner),
+ * but a turn can deliver many chunks of several uploads at once: a 10 MB text full of escapes took 40 ms of one turn.
+ * Past the budget, a request is paused and resumed on the next turn, so one turn never scans more than about this.
+ */
+export const BYTES_PER_TURN = 1024 * 1024;
+
+let spent = 0;
+const waiting: (() => void)[] = [];
+let nextTurn: NodeJS.Immediate | undefined;
+
+function newTurn(): void {
+  nextTurn = undefined;
+  spent = 0;
+  for (const resume of waiting.splice(0)) resume();
+}
+
+/** Counts `bytes` scanned in this turn; false once the turn's budget is used up (the caller then waits). */
+export function spendScanBudget(bytes: number): boolean {
+  if (spent === 0 && nextTurn === undefined) nextTurn = setImmediate(newTurn);
+  spent += bytes;
+  return spent < BYTES_PER_TURN;
+}
+
+/** Calls `resume` on the next turn, when the budget is new. */
+export function nextScanTurn(resume: () => void): void {
+  waiting.push(resume);
+  nextTurn ??= setImmediate(newTurn);
+}
