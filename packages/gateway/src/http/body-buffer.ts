@@ -19,8 +19,12 @@ export class BodyBuffer {
     return this.#length;
   }
 
-  /** `shareable`: the body may still go to the worker (few values so far); dense bodies stay as plain chunks. */
-  push(chunk: Buffer, shareable = true): void {
+  /**
+   * `shareable`: the body may still go to the worker (few values so far); dense bodies stay as plain chunks. Returns
+   * the bytes this push moved beyond the chunk itself (growing the shared buffer copies what it holds), so that the
+   * caller can count that work too.
+   */
+  push(chunk: Buffer, shareable = true): number {
     const end = this.#length + chunk.length;
     if (this.#chunks) {
       this.#chunks.push(chunk);
@@ -30,17 +34,21 @@ export class BodyBuffer {
         let offset = 0;
         for (const part of this.#chunks) offset += part.copy(this.#shared, offset);
         this.#chunks = undefined;
+        return end;
       }
-      return;
+      return 0;
     }
+    let moved = chunk.length;
     let shared = this.#shared!;
     if (end > shared.length) {
       const grown = Buffer.from(new SharedArrayBuffer(this.#nextSize(end, shared.length)));
       shared.copy(grown, 0, 0, this.#length);
+      moved += this.#length + grown.length;
       shared = this.#shared = grown;
     }
     chunk.copy(shared, this.#length);
     this.#length = end;
+    return moved;
   }
 
   /** Doubling, up to the declared length: a body refused early (most hostile ones) never costs its declared size. */

@@ -70,8 +70,8 @@ export function readJsonBody(
       const problem = scanner.push(chunk);
       if (problem) return stop(shapeError(problem, limits));
       // Only bodies that may be parsed on the worker (few values) move to shared memory.
-      body.push(chunk, scanner.values <= OFFLOAD_MAX_VALUES);
-      if (!spendScanBudget(chunk.length)) {
+      const moved = body.push(chunk, scanner.values <= OFFLOAD_MAX_VALUES);
+      if (!spendScanBudget(chunk.length + moved)) {
         request.pause();
         // A body refused meanwhile stays paused: the error handler drains it.
         nextScanTurn(() => {
