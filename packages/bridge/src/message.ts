@@ -83,10 +83,25 @@ export function connectedEvent(): Message {
 
 const q = JSON.stringify;
 
+/** Texts at least this long are quoted once for all the copies of one message (the answer, each destination). */
+const REUSED_QUOTE_CHARS = 16 * 1024;
+let lastText = "";
+let lastQuoted = '""';
+
+/** JSON.stringify of a text; a long one is remembered, as the next encodes of the same message quote it again. */
+function quoteText(text: string): string {
+  if (text.length < REUSED_QUOTE_CHARS) return q(text);
+  if (text !== lastText) {
+    lastText = text;
+    lastQuoted = q(text);
+  }
+  return lastQuoted;
+}
+
 /** Compact JSON with the 13 keys in their fixed order, whatever order the object was built in. */
 export function encodeMessage(m: Message): string {
   return (
-    `{"text":${q(m.text)},"channel":${q(m.channel)},"username":${q(m.username)},"userid":${q(m.userid)}` +
+    `{"text":${quoteText(m.text)},"channel":${q(m.channel)},"username":${q(m.username)},"userid":${q(m.userid)}` +
     `,"avatar":${q(m.avatar)},"account":${q(m.account)},"event":${q(m.event)},"protocol":${q(m.protocol)}` +
     `,"gateway":${q(m.gateway)},"parent_id":${q(m.parent_id)},"timestamp":${q(m.timestamp)},"id":${q(m.id)}` +
     `,"Extra":${m.Extra === null ? "null" : q(m.Extra)}}`
