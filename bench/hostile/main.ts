@@ -4,6 +4,7 @@
 // flight, repeated) with the same normal traffic. Throughout, a worker thread polls the service's health URL every
 // 2 ms: the longest answer time is the longest event-loop stall seen from outside. Prints a table with ratios against
 // the baseline. Flags: --duration S (3) --concurrency N (4) --services gateway,bridge --cases NAME,NAME (substrings)
+// --node-flags "FLAGS" (added to each service's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see a long turn)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +13,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { type ManagedProcess, startProcess } from "@switchboard/testkit";
 import { Pool } from "undici";
-import { bridgeCases, gatewayCases, type HostileCase, NORMAL, type Service } from "./payloads.ts";
+import { ANTHROPIC_MODEL, bridgeCases, gatewayCases, type HostileCase, NORMAL, type Service } from "./payloads.ts";
 import { type PhaseResult, renderReport } from "./report.ts";
 
 const GOAL_MS = 20;
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "4" },
     services: { type: "string", default: "gateway,bridge" },
     cases: { type: "string" },
+    "node-flags": { type: "string", default: "" },
   },
 });
 const durationMs = Number(values.duration) * 1000;
@@ -42,12 +44,18 @@ interface RunningService {
 const dir = mkdtempSync(join(tmpdir(), "bench-hostile-"));
 const log = (line: string) => console.log(`[bench] ${line}`);
 
-async function start(name: string, args: string[], readyLine: string): Promise<ManagedProcess> {
+async function start(
+  name: string,
+  args: string[],
+  readyLine: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<ManagedProcess> {
   const child = await startProcess({
     name,
     command: process.execPath,
     args,
     cwd: root,
+    env: env && { ...process.env, ...env },
     ready: { line: readyLine },
     timeoutMs: 30_000,
   });
@@ -72,7 +80,13 @@ function rssMb(pid: number): number | undefined {
 }
 
 /** Node flags that load the event-loop monitor into a service. */
-const MONITOR = ["--import", "tsx", "--import", new URL("./loop-monitor.ts", import.meta.url).href];
+const MONITOR = [
+  ...values["node-flags"].split(" ").filter(Boolean),
+  "--import",
+  "tsx",
+  "--import",
+  new URL("./loop-monitor.ts", import.meta.url).href,
+];
 
 /** Reports asked of each service so far: the monitor numbers them, and the kept output is too short to count them. */
 const reportsAsked = new Map<number, number>();
@@ -98,15 +112,29 @@ async function startGateway(): Promise<RunningService> {
     ["--import", "tsx", join(root, "bench/gateway/upstream.ts"), "0"],
     "upstream listening on",
   );
+  // A translated backend too: its requests are re-encoded in the provider's format, not forwarded as they came.
+  const anthropic = await start(
+    "anthropic",
+    ["--import", "tsx", join(root, "packages/testkit/src/llm/cli.ts"), "--kind", "anthropic"].concat([
+      "--model",
+      ANTHROPIC_MODEL,
+      "--api-key",
+      "bench-key",
+    ]),
+    "listening on",
+  );
   const config = join(dir, "gateway.toml");
   writeFileSync(
     config,
-    `[server]\nport = 0\n[[backends]]\nname = "bench-upstream"\nurl = "${urlAfter(upstream, "listening on")}"\ntype = "generic"\n`,
+    `[server]\nport = 0\n[[backends]]\nname = "bench-upstream"\nurl = "${urlAfter(upstream, "listening on")}"\ntype = "generic"\n` +
+      `[[backends]]\nname = "bench-anthropic"\nurl = "${urlAfter(anthropic, "listening on")}"\ntype = "anthropic"\n` +
+      `api_key_env = "BENCH_ANTHROPIC_KEY"\n`,
   );
   const gateway = await start(
     "gateway",
     [...MONITOR, join(root, "packages/gateway/bin/switchboard-gateway.mjs"), "serve", "-c", config, "-l", "info"],
     "listening on",
+    { BENCH_ANTHROPIC_KEY: "bench-key" },
   );
   return { url: urlAfter(gateway, "listening on"), process: gateway };
 }

@@ -51,6 +51,9 @@ export function wideObject(budget: number): string {
   return `{${parts.join(",")}}`;
 }
 
+/** The model the bench's Anthropic simulator serves (a translated backend). */
+export const ANTHROPIC_MODEL = "claude-bench";
+
 const CHAT = '{"model":"bench-model","messages":[{"role":"user","content":"hi"}],"x":';
 
 export function gatewayCases(limit = BODY_LIMITS.gateway): HostileCase[] {
@@ -68,6 +71,10 @@ export function gatewayCases(limit = BODY_LIMITS.gateway): HostileCase[] {
     chat("many empty objects", fill(`${CHAT}[`, "{},", "{}]}", budget)),
     chat("wide object", `${CHAT}${wideObject(budget - CHAT.length - 1)}}`),
     chat("long string", fill('{"model":"bench-model","messages":[{"role":"user","content":"', "x", '"}]}', budget)),
+    chat(
+      "long string to anthropic",
+      fill(`{"model":"${ANTHROPIC_MODEL}","messages":[{"role":"user","content":"`, "x", '"}]}', budget),
+    ),
     chat(
       "escaped string",
       fill('{"model":"bench-model","messages":[{"role":"user","content":"', "\\n", '"}]}', budget),

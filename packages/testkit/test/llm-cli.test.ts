@@ -37,8 +37,26 @@ describe("fake LLM server CLI", () => {
     assert.equal((await child.stop()).code, 0);
   });
 
+  it("runs an Anthropic fake that checks x-api-key", async (t) => {
+    const { command, args } = tsNode(cli, ["--kind", "anthropic", "--model", "claude-test", "--api-key", "k"]);
+    const child = await startProcess({ command, args, ready: { line: "listening on" } }, t);
+    const url = child.output.match(/listening on (\S+)/)?.[1];
+    const message = { model: "claude-test", max_tokens: 8, messages: [{ role: "user", content: "hi" }] };
+    const post = (key: string) =>
+      fetch(`${url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(message),
+      });
+    assert.equal((await post("wrong")).status, 401);
+    const answer = (await (await post("k")).json()) as { type: string; model: string };
+    assert.equal(answer.type, "message");
+    assert.equal(answer.model, "claude-test");
+    assert.equal((await child.stop()).code, 0);
+  });
+
   it("rejects a bad kind with exit code 2 and the usage", async (t) => {
-    const { command, args } = tsNode(cli, ["--kind", "anthropic"]);
+    const { command, args } = tsNode(cli, ["--kind", "cohere"]);
     const child = await startProcess({ command, args }, t);
     const exit = await child.exited;
     assert.equal(exit.code, 2);

@@ -156,7 +156,7 @@ export function usageEvent(
 export const DONE_EVENT = "data: [DONE]\n\n";
 
 /** Whether the client asked for the usage chunk. */
-export function wantsUsage(request: ChatRequest): boolean {
+export function wantsUsage(request: Record<string, unknown>): boolean {
   const options = request["stream_options"];
   return !!options && typeof options === "object" && (options as { include_usage?: unknown }).include_usage === true;
 }

@@ -20,6 +20,45 @@ export interface UpstreamCall {
   readonly aborted: boolean;
 }
 
+/**
+ * A call that cannot start yet (its body is still being prepared): it holds what the caller asks meanwhile and passes
+ * it on to the real call. Aborted before that, it ends at once and the real call is never made.
+ */
+export class PendingCall implements UpstreamCall {
+  #call: UpstreamCall | undefined;
+  #aborted = false;
+  #paused = false;
+
+  constructor(private readonly sink: ResponseSink) {}
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** The real call, once made (not when aborted: callers check `aborted` first). */
+  begin(call: UpstreamCall): void {
+    this.#call = call;
+    if (this.#paused) call.pause();
+  }
+
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    if (this.#call) this.#call.abort();
+    else this.sink.error(new ClientGone());
+  }
+
+  pause(): void {
+    this.#paused = true;
+    this.#call?.pause();
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.#call?.resume();
+  }
+}
+
 /** An error meaning "we aborted this on purpose". */
 export class ClientGone extends Error {
   override readonly name = "AbortError";

@@ -189,6 +189,65 @@ describe("anthropic backend through the openai SDK", () => {
     );
   });
 
+  it("a body of a megabyte is translated off the event loop, byte for byte, streamed or not; refusals still 400", async () => {
+    // Escapes, non-ASCII and an astral character, and an inline image: past the size translated on the thread,
+    // within Claude's context.
+    const prompt = `line "one"\\ ünïcode 🚀\n\ttab ${"words and more words ".repeat(40)}`.repeat(150);
+    const system = "be brief. ".repeat(5_000);
+    const image = Buffer.alloc(600_000, 7).toString("base64");
+    const messages = [
+      { role: "system" as const, content: system },
+      {
+        role: "user" as const,
+        content: [
+          { type: "text" as const, text: prompt },
+          { type: "image_url" as const, image_url: { url: `data:image/png;base64,${image}` } },
+        ],
+      },
+    ];
+    const translated = {
+      model: "claude-haiku-4-5",
+      max_tokens: 4096,
+      system,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: prompt },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: image } },
+          ],
+        },
+      ],
+    };
+    const lastSent = () => claude.requests.findLast((request) => request.path === "/v1/messages")?.body;
+    const answer = await client.chat.completions.create({ model: "claude-haiku-4-5", messages });
+    assert.ok(answer.choices[0]?.message.content?.startsWith('echo: line "one"'));
+    assert.deepEqual(lastSent(), translated);
+
+    const stream = await client.chat.completions.create({
+      model: "claude-haiku-4-5",
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      usage = chunk.usage ?? usage;
+      assert.equal(chunk.model, "claude-haiku-4-5");
+    }
+    assert.ok(text.startsWith('echo: line "one"'));
+    assert.ok(usage && usage.prompt_tokens > 0, "include_usage reached the translated stream");
+    assert.deepEqual(lastSent(), { ...translated, stream: true });
+
+    const before = claude.requests.length;
+    const refused = await postJson(`${url}/v1/chat/completions`, { model: "claude-haiku-4-5", messages, n: 3 });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json().error.param, "n");
+    assert.equal(claude.requests.length, before, "the provider was not called");
+  });
+
   it("529 overloaded and 429 fail over like a 5xx; when all fail the client gets OpenAI's envelope", async () => {
     claude.setFault({ kind: "status", status: 529, scope: "inference" });
     const { data, response } = await client.chat.completions

@@ -1,13 +1,13 @@
 // Runs one fake LLM server as a process:
-//   node --import tsx packages/testkit/src/llm/cli.ts --kind openai|ollama [--port N] [--crlf] [--model id]...
+//   node --import tsx packages/testkit/src/llm/cli.ts --kind openai|ollama|anthropic|google [--port N] [--crlf] [--model id]...
 //     [--embedding-model id]... [--chunks N] [--chunk-interval-ms MS] [--api-key KEY]
 // Prints "listening on http://127.0.0.1:PORT"; stops on SIGTERM and SIGINT.
 import { parseArgs } from "node:util";
-import { startFakeOllama, startFakeOpenAI } from "./index.ts";
+import { startFakeAnthropic, startFakeGoogle, startFakeOllama, startFakeOpenAI } from "./index.ts";
 import type { FakeLlmOptions, FakeModel } from "./types.ts";
 
 const usage =
-  "usage: cli.ts --kind openai|ollama [--port N] [--crlf] [--model id]... [--embedding-model id]... " +
+  "usage: cli.ts --kind openai|ollama|anthropic|google [--port N] [--crlf] [--model id]... [--embedding-model id]... " +
   "[--chunks N] [--chunk-interval-ms MS] [--api-key KEY]";
 
 function fail(message: string): never {
@@ -44,7 +44,14 @@ try {
   fail(error instanceof Error ? error.message : String(error));
 }
 const { values } = parsed;
-if (values.kind !== "openai" && values.kind !== "ollama") fail(`--kind must be openai or ollama`);
+const starters = new Map([
+  ["openai", startFakeOpenAI],
+  ["ollama", startFakeOllama],
+  ["anthropic", startFakeAnthropic],
+  ["google", startFakeGoogle],
+]);
+const startServer = starters.get(values.kind ?? "");
+if (!startServer) fail(`--kind must be one of ${[...starters.keys()].join(", ")}`);
 
 const models: FakeModel[] = [
   ...(values.model ?? []).map((id): FakeModel => ({ id })),
@@ -58,7 +65,7 @@ const options: FakeLlmOptions = {
   chunkIntervalMs: integer(values["chunk-interval-ms"], "--chunk-interval-ms"),
   apiKey: values["api-key"],
 };
-const server = values.kind === "openai" ? await startFakeOpenAI(options) : await startFakeOllama(options);
+const server = await startServer(options);
 console.log(`fake ${values.kind} listening on ${server.url}`);
 
 let stopping = false;

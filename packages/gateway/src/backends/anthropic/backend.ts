@@ -1,12 +1,12 @@
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import type { ChatRequest } from "../openai-chat.ts";
-import { type NativeRequest, TranslatedBackend } from "../translated-backend.ts";
+import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
+import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
 import type { ModelInfo } from "../types.ts";
 import { toOpenAiError } from "./errors.ts";
 import { anthropicOptions } from "./index.ts";
-import { toAnthropicRequest } from "./request.ts";
+import { type AnthropicRequestOptions, anthropicNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
 import { AnthropicStreamTranslator } from "./stream.ts";
 import type { AnthropicResponse } from "./types.ts";
@@ -19,7 +19,7 @@ const CLAUDE_CONTEXT = 200_000;
 
 /** Anthropic's Messages API behind OpenAI's chat completions. */
 export class AnthropicBackend extends TranslatedBackend {
-  readonly #defaultMaxTokens: number;
+  protected readonly translation: RequestTranslation<AnthropicRequestOptions>;
 
   constructor(settings: BackendSettings, context: BackendContext) {
     const options = optionsOf(settings, anthropicOptions);
@@ -27,7 +27,12 @@ export class AnthropicBackend extends TranslatedBackend {
       "x-api-key": settings.apiKey ?? "",
       "anthropic-version": options.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
     });
-    this.#defaultMaxTokens = options.default_max_tokens ?? DEFAULT_MAX_TOKENS;
+    this.translation = {
+      translate: anthropicNativeRequest,
+      module: REQUEST_MODULE,
+      exportName: "anthropicNativeRequest",
+      options: { defaultMaxTokens: options.default_max_tokens ?? DEFAULT_MAX_TOKENS },
+    };
   }
 
   /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */
@@ -49,12 +54,7 @@ export class AnthropicBackend extends TranslatedBackend {
     return models;
   }
 
-  protected toNative(request: ChatRequest): NativeRequest {
-    const native = toAnthropicRequest(request, this.#defaultMaxTokens);
-    return { path: "/v1/messages", body: JSON.stringify(native), stream: native.stream === true };
-  }
-
-  protected translator(request: ChatRequest): ResponseTranslator {
+  protected translator(request: RequestOptions): ResponseTranslator {
     const created = Math.floor(Date.now() / 1000);
     const stream = new AnthropicStreamTranslator(request, created);
     let usage: ReturnType<ResponseTranslator["usage"]>;

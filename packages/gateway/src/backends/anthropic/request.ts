@@ -10,6 +10,7 @@ import {
   TranslationError,
   textOf,
 } from "../openai-chat.ts";
+import type { NativeRequest } from "../request-translation.ts";
 import type {
   AnthropicContentBlock,
   AnthropicMessage,
@@ -31,6 +32,20 @@ const REFUSED: ReadonlyMap<string, (value: unknown) => boolean> = new Map([
 
 /** Anthropic's temperature range is 0–1; OpenAI's is 0–2. */
 const MAX_TEMPERATURE = 1;
+
+/** This module, for the translation thread to import (see RequestTranslation). */
+export const REQUEST_MODULE = import.meta.url;
+
+/** What an anthropic backend's request translation is given besides the request. */
+export interface AnthropicRequestOptions {
+  defaultMaxTokens: number;
+}
+
+/** OpenAI chat request → the HTTP request to Anthropic (see RequestTranslation; also run on the translation thread). */
+export function anthropicNativeRequest(request: ChatRequest, options: AnthropicRequestOptions): NativeRequest {
+  const native = toAnthropicRequest(request, options.defaultMaxTokens);
+  return { path: "/v1/messages", body: JSON.stringify(native), stream: native.stream === true };
+}
 
 /** OpenAI chat request → Anthropic Messages request. */
 export function toAnthropicRequest(request: ChatRequest, defaultMaxTokens: number): AnthropicRequest {

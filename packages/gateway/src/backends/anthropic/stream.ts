@@ -1,4 +1,5 @@
-import { type ChatRequest, chunkEvent, DONE_EVENT, type FinishReason, usageEvent, wantsUsage } from "../openai-chat.ts";
+import { chunkEvent, DONE_EVENT, type FinishReason, usageEvent, wantsUsage } from "../openai-chat.ts";
+import type { RequestOptions } from "../request-translation.ts";
 import type { SseEvent } from "../sse-events.ts";
 import { StreamFailure } from "../translated-call.ts";
 import { openAiUsage, type TokenUsage } from "../usage.ts";
@@ -23,7 +24,7 @@ export class AnthropicStreamTranslator {
   #finish: FinishReason | undefined;
   #stopped = false;
 
-  constructor(request: ChatRequest, created: number) {
+  constructor(request: RequestOptions, created: number) {
     this.#includeUsage = wantsUsage(request);
     this.#base = { id: "", created, model: request.model };
   }

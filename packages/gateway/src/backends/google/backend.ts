@@ -1,33 +1,42 @@
 import { randomUUID } from "node:crypto";
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import type { ChatRequest } from "../openai-chat.ts";
-import { type NativeRequest, TranslatedBackend } from "../translated-backend.ts";
+import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
+import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
 import type { ModelInfo } from "../types.ts";
 import type { TokenUsage } from "../usage.ts";
 import { toOpenAiError } from "./errors.ts";
 import { googleOptions } from "./index.ts";
-import { toGeminiRequest } from "./request.ts";
+import { type GoogleRequestOptions, googleNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
 import { GeminiStreamTranslator } from "./stream.ts";
 import type { GeminiResponse } from "./types.ts";
 
 /** Google's Gemini API behind OpenAI's chat completions. The key travels in x-goog-api-key, never in the URL. */
 export class GoogleBackend extends TranslatedBackend {
-  readonly #version: string;
+  protected readonly translation: RequestTranslation<GoogleRequestOptions>;
 
   constructor(settings: BackendSettings, context: BackendContext) {
     super(settings, context, { "x-goog-api-key": settings.apiKey ?? "" });
-    this.#version = optionsOf(settings, googleOptions).api_version ?? "v1beta";
+    this.translation = {
+      translate: googleNativeRequest,
+      module: REQUEST_MODULE,
+      exportName: "googleNativeRequest",
+      options: { version: optionsOf(settings, googleOptions).api_version ?? "v1beta" },
+    };
   }
 
   /** GET /{version}/models: free. Only models that generate content are listed (embedding models are not served). */
   async probe(timeoutMs: number): Promise<ModelInfo[]> {
-    const list = (await this.client.getJson(`/${this.#version}/models?pageSize=1000`, timeoutMs)) as {
+    const list = (await this.client.getJson(
+      `/${this.translation.options.version}/models?pageSize=1000`,
+      timeoutMs,
+    )) as {
       models?: unknown;
     } | null;
-    if (!list || !Array.isArray(list.models)) throw new Error(`GET /${this.#version}/models answered without models`);
+    if (!list || !Array.isArray(list.models))
+      throw new Error(`GET /${this.translation.options.version}/models answered without models`);
     const models: ModelInfo[] = [];
     for (const entry of list.models as Array<Record<string, unknown>>) {
       const name = entry?.["name"];
@@ -45,16 +54,7 @@ export class GoogleBackend extends TranslatedBackend {
     return models;
   }
 
-  protected toNative(request: ChatRequest): NativeRequest {
-    const stream = request["stream"] === true;
-    const model = encodeURIComponent(request.model);
-    const path = stream
-      ? `/${this.#version}/models/${model}:streamGenerateContent?alt=sse`
-      : `/${this.#version}/models/${model}:generateContent`;
-    return { path, body: JSON.stringify(toGeminiRequest(request)), stream };
-  }
-
-  protected translator(request: ChatRequest): ResponseTranslator {
+  protected translator(request: RequestOptions): ResponseTranslator {
     const created = Math.floor(Date.now() / 1000);
     const id = `chatcmpl-${randomUUID()}`;
     const stream = new GeminiStreamTranslator(request, id, created);

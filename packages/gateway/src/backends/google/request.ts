@@ -10,6 +10,7 @@ import {
   TranslationError,
   textOf,
 } from "../openai-chat.ts";
+import type { NativeRequest } from "../request-translation.ts";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequest } from "./types.ts";
 
 const REFUSED: ReadonlyMap<string, (value: unknown) => boolean> = new Map([
@@ -19,6 +20,25 @@ const REFUSED: ReadonlyMap<string, (value: unknown) => boolean> = new Map([
   ["modalities", (value) => Array.isArray(value) && value.some((modality) => modality !== "text")],
   ["prediction", () => true],
 ]);
+
+/** This module, for the translation thread to import (see RequestTranslation). */
+export const REQUEST_MODULE = import.meta.url;
+
+/** What a google backend's request translation is given besides the request. */
+export interface GoogleRequestOptions {
+  /** The API version in the path: v1beta or v1. */
+  version: string;
+}
+
+/** OpenAI chat request → the HTTP request to Gemini (see RequestTranslation; also run on the translation thread). */
+export function googleNativeRequest(request: ChatRequest, options: GoogleRequestOptions): NativeRequest {
+  const stream = request["stream"] === true;
+  const model = encodeURIComponent(request.model);
+  const path = stream
+    ? `/${options.version}/models/${model}:streamGenerateContent?alt=sse`
+    : `/${options.version}/models/${model}:generateContent`;
+  return { path, body: JSON.stringify(toGeminiRequest(request)), stream };
+}
 
 /** OpenAI chat request → Gemini generateContent request. */
 export function toGeminiRequest(request: ChatRequest): GeminiRequest {

@@ -1,4 +1,5 @@
-import { type ChatRequest, chunkEvent, DONE_EVENT, type FinishReason, usageEvent, wantsUsage } from "../openai-chat.ts";
+import { chunkEvent, DONE_EVENT, type FinishReason, usageEvent, wantsUsage } from "../openai-chat.ts";
+import type { RequestOptions } from "../request-translation.ts";
 import type { SseEvent } from "../sse-events.ts";
 import { StreamFailure } from "../translated-call.ts";
 import type { TokenUsage } from "../usage.ts";
@@ -20,7 +21,7 @@ export class GeminiStreamTranslator {
   #usage: GeminiUsage | undefined;
   #finished = new Map<number, FinishReason>();
 
-  constructor(request: ChatRequest, id: string, created: number) {
+  constructor(request: RequestOptions, id: string, created: number) {
     this.#includeUsage = wantsUsage(request);
     this.#base = { id, created, model: request.model };
   }
