@@ -4,7 +4,7 @@
 // flight, repeated) with the same normal traffic. Throughout, a worker thread polls the service's health URL every
 // 2 ms: the longest answer time is the longest event-loop stall seen from outside. Prints a table with ratios against
 // the baseline. Flags: --duration S (3) --concurrency N (4) --services gateway,bridge --cases NAME,NAME (substrings)
-// --node-flags "FLAGS" (added to each service's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see a long turn)
+// --node-flags="FLAGS" (added to each service's node, e.g. --node-flags="--cpu-prof --cpu-prof-dir=/tmp/prof" to see a long turn)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -91,19 +91,19 @@ const MONITOR = [
 /** Reports asked of each service so far: the monitor numbers them, and the kept output is too short to count them. */
 const reportsAsked = new Map<number, number>();
 
-/** The service's own longest event-loop delay and longest busy span since the last call (see loop-monitor.ts). */
-async function loopDelay(child: ManagedProcess): Promise<{ delayMs?: number; busyMs?: number }> {
+/** The service's own longest event-loop delay, busy span and GC pause since the last call (see loop-monitor.ts). */
+async function loopDelay(child: ManagedProcess): Promise<{ delayMs?: number; busyMs?: number; gcMs?: number }> {
   const reports = reportsAsked.get(child.pid) ?? 0;
   reportsAsked.set(child.pid, reports + 1);
   process.kill(child.pid, "SIGUSR2");
   const line = await child
-    .waitForLine(new RegExp(`^loop-delay-max-ms=[\\d.]+ busy-max-ms=[\\w.]+ #${reports}$`), 10_000)
+    .waitForLine(new RegExp(`^loop-delay-max-ms=[\\d.]+ busy-max-ms=[\\w.]+ gc-max-ms=[\\d.]+ #${reports}$`), 10_000)
     .catch(() => undefined);
   const number = (name: string) => {
     const value = Number(line?.match(new RegExp(`${name}=([\\d.]+)`))?.[1]);
     return Number.isFinite(value) ? value : undefined;
   };
-  return { delayMs: number("loop-delay-max-ms"), busyMs: number("busy-max-ms") };
+  return { delayMs: number("loop-delay-max-ms"), busyMs: number("busy-max-ms"), gcMs: number("gc-max-ms") };
 }
 
 async function startGateway(): Promise<RunningService> {
@@ -212,6 +212,7 @@ async function runPhase(
     rssMb: undefined,
     loopDelayMs: undefined,
     busyMs: undefined,
+    gcMs: undefined,
   };
   const headers = { "content-type": "application/json" };
   const hostileLoop = async (attack: HostileCase) => {
@@ -244,6 +245,7 @@ async function runPhase(
   const own = await loopDelay(child);
   result.loopDelayMs = own.delayMs;
   result.busyMs = own.busyMs;
+  result.gcMs = own.gcMs;
   result.rssMb = rssMb(child.pid);
   await hostilePool.close();
   return result;

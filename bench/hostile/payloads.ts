@@ -71,9 +71,21 @@ export function gatewayCases(limit = BODY_LIMITS.gateway): HostileCase[] {
     chat("many empty objects", fill(`${CHAT}[`, "{},", "{}]}", budget)),
     chat("wide object", `${CHAT}${wideObject(budget - CHAT.length - 1)}}`),
     chat("long string", fill('{"model":"bench-model","messages":[{"role":"user","content":"', "x", '"}]}', budget)),
+    // An inline image: no text to count against Claude's context, so the whole body is translated and re-encoded.
     chat(
-      "long string to anthropic",
-      fill(`{"model":"${ANTHROPIC_MODEL}","messages":[{"role":"user","content":"`, "x", '"}]}', budget),
+      "image to anthropic",
+      fill(
+        `{"model":"${ANTHROPIC_MODEL}","messages":[{"role":"user","content":[{"type":"text","text":"what is it?"},` +
+          '{"type":"image_url","image_url":{"url":"data:image/png;base64,',
+        "A",
+        '"}}]}]}',
+        budget,
+      ),
+    ),
+    // Words of 60,000 letters: byte-pair encoding is quadratic in a word's length (one took seconds to count).
+    chat(
+      "letter runs to anthropic",
+      `{"model":"${ANTHROPIC_MODEL}","messages":[${Array.from({ length: 12 }, () => `{"role":"user","content":"${"x".repeat(60_000)}"}`).join(",")}]}`,
     ),
     chat(
       "escaped string",

@@ -17,6 +17,8 @@ export interface PhaseResult {
   loopDelayMs: number | undefined;
   /** The longest time the service's main thread ran without its loop turning (CPU time, not wall), ms. */
   busyMs: number | undefined;
+  /** The longest garbage-collection pause in the service during the phase (part of a busy span), ms. */
+  gcMs: number | undefined;
   /** The service's resident memory after the phase, MB. */
   rssMb: number | undefined;
 }
@@ -45,8 +47,8 @@ const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toF
 /** A Markdown table: one row per phase, ratios against that service's baseline, then the verdict per service. */
 export function renderReport(results: readonly PhaseResult[], goalMs: number): string {
   const lines = [
-    "| service | hostile case | sent | answers | longest stall ms | own loop delay ms | own longest busy ms | health p99 ms | normal p50 ms | normal p99 ms | normal errors | stall vs baseline | normal p99 vs baseline | RSS MB |",
-    "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| service | hostile case | sent | answers | longest stall ms | own loop delay ms | own longest busy ms | own longest GC ms | health p99 ms | normal p50 ms | normal p99 ms | normal errors | stall vs baseline | normal p99 vs baseline | RSS MB |",
+    "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const verdicts: string[] = [];
   for (const service of new Set(results.map((result) => result.service))) {
@@ -63,7 +65,7 @@ export function renderReport(results: readonly PhaseResult[], goalMs: number): s
         worstBusy = phase;
       }
       lines.push(
-        `| ${service} | ${phase.name} | ${phase.hostileSent} | ${statuses(phase.hostileStatuses)} | ${fixed(stall)} | ${fixed(phase.loopDelayMs ?? Number.NaN)} | ${fixed(phase.busyMs ?? Number.NaN)} | ` +
+        `| ${service} | ${phase.name} | ${phase.hostileSent} | ${statuses(phase.hostileStatuses)} | ${fixed(stall)} | ${fixed(phase.loopDelayMs ?? Number.NaN)} | ${fixed(phase.busyMs ?? Number.NaN)} | ${fixed(phase.gcMs ?? Number.NaN)} | ` +
           `${fixed(percentile(phase.probe, 99))} | ${fixed(percentile(phase.normal, 50), 2)} | ${fixed(percentile(phase.normal, 99), 2)} | ${phase.normalErrors} | ` +
           `${ratio(stall, baseStall)} | ${ratio(percentile(phase.normal, 99), baseP99)} | ${fixed(phase.rssMb ?? Number.NaN, 0)} |`,
       );

@@ -34,13 +34,23 @@ export interface EmbeddingsCall {
   json: string;
 }
 
+/** A chat body as dispatch parsed it: its long texts may be LongText (see http/long-texts.ts). */
+export interface ParsedChat {
+  body: Record<string, unknown>;
+  /** The model name the bytes carry (the backend's, where the body says the client's). */
+  model: string;
+}
+
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */
 export interface Backend {
   readonly settings: BackendSettings;
   /** Fetches the model list (and what is known about each model); throws when the backend is not usable. */
   probe(timeoutMs: number): Promise<ModelInfo[]>;
-  /** Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. */
-  chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall;
+  /**
+   * Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. `parsed`, when the
+   * caller has it, saves parsing the body again (a type that only reads it must not parse megabytes on the loop).
+   */
+  chat(body: string | Buffer, requestId: string, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall;
   /** Loading and unloading models, for the types whose server does it on demand (Ollama); absent otherwise. */
   readonly lifecycle?: ModelLifecycle;
   /** Computes embeddings and answers in OpenAI's format. */

@@ -42,7 +42,8 @@ export function chatJob(request: ChatRequest): DispatchJob {
       const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
       const headers = routeHeaders(target, reason, request.requestId, request.estimatedTokens, request.maxTokens);
       const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
-      attempt.call = target.backend.backend.chat(body, request.requestId, attempt);
+      const parsed = { body: request.body, model: target.model };
+      attempt.call = target.backend.backend.chat(body, request.requestId, attempt, parsed);
       return attempt;
     },
   };

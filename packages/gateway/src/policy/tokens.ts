@@ -1,52 +1,63 @@
-import { createRequire } from "node:module";
 import { LongText } from "../http/long-texts.ts";
+import { startModuleWorker } from "../threads/module-worker.ts";
+import { SerialWorker } from "../threads/serial-worker.ts";
 
 /**
- * gpt-tokenizer is loaded when first needed (or at start-up, by loadTokenizer, when cloud backends are configured):
- * its o200k tables are 21 MB of the heap, two thirds of the gateway's, and every full garbage collection walks them.
- * A gateway of local backends that report their own usage never needs it.
+ * BPE counts (what cloud calls are billed on) come from the tokenizer thread: gpt-tokenizer's o200k tables are 21 MB,
+ * which would be two thirds of the event loop's heap and lengthen every full garbage collection, and tokenising a
+ * hostile text costs milliseconds per kilobyte even with its worst cases cut (token-count.ts). The thread starts
+ * when first needed, or at start-up (loadTokenizer) when cloud backends are configured.
  */
-let bpe: ((text: string) => number) | undefined;
-const requireModule = createRequire(import.meta.url);
-
-function countBpe(text: string): number {
-  bpe ??= (requireModule("gpt-tokenizer") as typeof import("gpt-tokenizer")).countTokens;
-  return bpe(text);
-}
-
-/** Loads the tokenizer now (about 0.1 s), so that no request waits for it. */
-export function loadTokenizer(): void {
-  countBpe("");
-}
+const tokenizer = new SerialWorker<number>(() => startModuleWorker(import.meta.url, "tokenizer-thread"));
 
 /**
  * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the
- * event-loop time one request can take (a 10 MB prompt would otherwise block for seconds).
+ * thread's time per request (64 Ki characters of the slowest text, random CJK, take ~0.2 s), so that one request
+ * cannot hold up the counts of the others for long.
  */
-const MAX_TOKENISED_CHARS = 256 * 1024;
+export const MAX_TOKENISED_CHARS = 64 * 1024;
 /** OpenAI's per-message overhead in chat prompts (role markers). */
 const TOKENS_PER_MESSAGE = 3;
 /** A rough count for an image part (OpenAI's low-detail price); providers differ, this is an estimate. */
 const TOKENS_PER_IMAGE = 85;
 
-/** Tokens in `text` with o200k_base (GPT-4o's encoding; a close estimate for other providers' models). */
-export function countTextTokens(text: string): number {
-  if (text.length <= MAX_TOKENISED_CHARS) return countBpe(text);
-  const sample = countBpe(text.slice(0, MAX_TOKENISED_CHARS));
-  return Math.ceil((sample * text.length) / MAX_TOKENISED_CHARS);
+/** Starts the tokenizer thread and loads its tables now (about 0.1 s), so that no request waits for them. */
+export function loadTokenizer(): void {
+  void countTextTokens("warm");
 }
 
-/** Counts a chat request's prompt: message texts, tool definitions and a fixed overhead per message and image. */
-export function countPromptTokens(body: Record<string, unknown>): number {
+/** The tokens of `chars` characters of text that begin with `sample`: counted on the thread, scaled to the length. */
+async function countSampled(sample: string, chars: number): Promise<number> {
+  const text = sample.slice(0, MAX_TOKENISED_CHARS);
+  if (text.length === 0) return Math.ceil(chars / 4);
+  try {
+    return Math.ceil(((await tokenizer.run(text)) * chars) / text.length);
+  } catch {
+    // The thread died (it is started again for the next count): four characters per token, as local routes count.
+    return Math.ceil(chars / 4);
+  }
+}
+
+/** Tokens in `text` with o200k_base (GPT-4o's encoding; a close estimate for other providers' models). */
+export function countTextTokens(text: string): Promise<number> {
+  return countSampled(text, text.length);
+}
+
+/**
+ * Counts a chat request's prompt: message texts, tool definitions and a fixed overhead per message and image. The
+ * first MAX_TOKENISED_CHARS characters of all texts are tokenised, the rest extrapolated; texts left in the parse
+ * worker (LongText) count with their length and contribute their sample.
+ */
+export function countPromptTokens(body: Record<string, unknown>): Promise<number> {
   const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
-  let text = "";
+  let sample = "";
+  let chars = 0;
   let images = 0;
-  // Texts left in the parse worker are counted from their sample, scaled to their length.
-  let longTokens = 0;
   const add = (value: string | LongText) => {
-    if (typeof value === "string") text += `${value}\n`;
-    else if (value.sample.length > 0)
-      longTokens += Math.ceil((countBpe(value.sample) * value.length) / value.sample.length);
+    chars += value.length + 1;
+    if (sample.length >= MAX_TOKENISED_CHARS) return;
+    const text = typeof value === "string" ? value : value.sample;
+    sample += `${text.slice(0, MAX_TOKENISED_CHARS - sample.length)}\n`;
   };
   for (const message of messages) {
     if (!message || typeof message !== "object") continue;
@@ -61,9 +72,9 @@ export function countPromptTokens(body: Record<string, unknown>): number {
       }
     }
     const calls = (message as Record<string, unknown>)["tool_calls"];
-    if (Array.isArray(calls)) text += `${JSON.stringify(calls)}\n`;
-    if (text.length > MAX_TOKENISED_CHARS * 4) break;
+    if (Array.isArray(calls)) add(JSON.stringify(calls));
   }
-  if (Array.isArray(body["tools"])) text += JSON.stringify(body["tools"]);
-  return countTextTokens(text) + longTokens + messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
+  if (Array.isArray(body["tools"])) add(JSON.stringify(body["tools"]));
+  const fixed = messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
+  return chars === 0 ? Promise.resolve(fixed) : countSampled(sample, chars).then((tokens) => tokens + fixed);
 }

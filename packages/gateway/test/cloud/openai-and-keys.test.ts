@@ -6,7 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { type FakeLlmServer, startFakeAnthropic, startFakeGoogle, startFakeOpenAI } from "@switchboard/testkit";
+import {
+  type FakeLlmServer,
+  startFakeAnthropic,
+  startFakeGoogle,
+  startFakeOpenAI,
+  waitUntil,
+} from "@switchboard/testkit";
 import OpenAI from "openai";
 import pino from "pino";
 import { parseConfigText } from "../../src/config/load.ts";
@@ -70,7 +76,7 @@ describe("openai cloud pass-through and key hygiene", () => {
     assert.equal(sent.headers["openai-project"], "proj-7");
   });
 
-  it("openai: a stream without include_usage still counts as spend (the streamed text is counted)", async () => {
+  it("openai: a stream without include_usage still counts as spend (the streamed text is counted, a moment after)", async () => {
     const before = (await http(`${gateway.url}/v1/stats`)).json().budget.current_spending_usd;
     const stream = await client.chat.completions.create({
       model: "gpt-4o-mini",
@@ -83,8 +89,11 @@ describe("openai cloud pass-through and key hygiene", () => {
       text += chunk.choices[0]?.delta.content ?? "";
     }
     assert.equal(text, "echo: a fairly long question to count");
-    const after = (await http(`${gateway.url}/v1/stats`)).json().budget.current_spending_usd;
-    assert.ok(after > before, `${after} > ${before}`);
+    // Counted on the tokenizer thread once the stream ended.
+    await waitUntil(async () => (await http(`${gateway.url}/v1/stats`)).json().budget.current_spending_usd > before, {
+      timeoutMs: 5_000,
+      what: "the stream's spend",
+    });
   });
 
   it("each backend gets only its own key in its own header; the client's never leaves", async () => {

@@ -2,7 +2,7 @@ import type { BackendSettings } from "../../config/types.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { EmbeddingsCall, UpstreamReply } from "../types.ts";
+import type { EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 import { openAiOptions } from "./index.ts";
 import { UsageObserver } from "./usage-observer.ts";
@@ -25,14 +25,9 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
     super(settings, context, authHeaders(settings));
   }
 
-  override chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
-    let request: Record<string, unknown> = {};
-    try {
-      request = JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as Record<string, unknown>;
-    } catch {
-      // dispatch sends what it validated; an unparsable body is only counted as 0 tokens.
-    }
-    const model = typeof request["model"] === "string" ? request["model"] : "";
+  override chat(body: string | Buffer, requestId: string, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {
+    const request = parsed?.body ?? parseBody(body);
+    const model = parsed?.model ?? (typeof request["model"] === "string" ? request["model"] : "");
     const observer = new UsageObserver({
       out: sink,
       stream: request["stream"] === true,
@@ -57,5 +52,14 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
       }
     }
     return reply;
+  }
+}
+
+/** The body dispatch validated; an unparsable one (not expected) is only counted as 0 tokens. */
+function parseBody(body: string | Buffer): Record<string, unknown> {
+  try {
+    return JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
   }
 }

@@ -30,7 +30,7 @@ export interface UsageObserverOptions {
   out: ResponseSink;
   stream: boolean;
   /** The request's prompt tokens, counted only when the answer reports no usage. */
-  countPrompt: () => number;
+  countPrompt: () => Promise<number>;
   onUsage: (usage: TokenUsage, reported: boolean) => void;
 }
 
@@ -108,12 +108,11 @@ export class UsageObserver implements ResponseSink {
       this.#options.onUsage(this.#usage, true);
       return;
     }
-    const estimated = {
-      inputTokens: this.#options.countPrompt(),
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      outputTokens: this.#streamedText === "" ? 0 : countTextTokens(this.#streamedText),
-    };
-    this.#options.onUsage(estimated, false);
+    const output = this.#streamedText;
+    // Counted on the tokenizer thread: reported a moment after the call ended.
+    void Promise.all([this.#options.countPrompt(), output === "" ? 0 : countTextTokens(output)]).then(
+      ([inputTokens, outputTokens]) =>
+        this.#options.onUsage({ inputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens }, false),
+    );
   }
 }

@@ -46,6 +46,8 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       const { error, headers } = noAvailableBackend(requested, decision, "chat completions");
       return sendError(reply, error, headers);
     }
+    // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
+    const estimatedTokens = mayUseCloud(decision) ? await countPromptTokens(body) : requirements.estimatedTokens;
     reply.hijack();
     const maxTokens = body["max_tokens"];
     const job = chatJob({
@@ -57,8 +59,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       raw: parsed.raw,
       slim: parsed.slim,
       stream,
-      // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
-      estimatedTokens: mayUseCloud(decision) ? countPromptTokens(body) : requirements.estimatedTokens,
+      estimatedTokens,
       maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
       route,
     });
