@@ -106,6 +106,12 @@ export function gatewayCases(limit = BODY_LIMITS.gateway): HostileCase[] {
     ),
     {
       service: "gateway",
+      name: "embeddings long input",
+      path: "/v1/embeddings",
+      body: Buffer.from(fill('{"model":"bench-model","input":"', "x", '"}', budget)),
+    },
+    {
+      service: "gateway",
       name: "embeddings input array",
       path: "/v1/embeddings",
       body: Buffer.from(fill('{"model":"bench-model","input":[', '"x",', '"x"]}', budget)),

@@ -1,6 +1,7 @@
 export * from "./chat/index.ts";
 export {
   type ChatRequest,
+  embeddingOf,
   type FakeLlmOptions,
   type FakeLlmServer,
   type FakeModel,

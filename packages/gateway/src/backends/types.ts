@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { BackendSettings, Capability } from "../config/types.ts";
+import type { EmbeddingText } from "../http/validate-embeddings.ts";
 import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 
 /** A model as a backend reports it. `undefined` means "not known": routing never excludes on unknown facts. */
@@ -27,11 +28,14 @@ export interface UpstreamReply {
 
 export interface EmbeddingsCall {
   model: string;
-  input: string | string[];
+  /** Long texts are LongText (left in the parse worker): read their bytes through inputJson(). */
+  input: EmbeddingText | EmbeddingText[];
   encodingFormat: "float" | "base64" | undefined;
   dimensions: number | undefined;
-  /** The client's JSON body with `model` already set to the resolved name. */
-  json: string;
+  /** The client's JSON body with `model` already set to the resolved name (its own bytes when unchanged). */
+  body: string | Buffer;
+  /** The `input` value as JSON text: the client's bytes of it when its texts stayed in the parse worker. */
+  inputJson(): string | Buffer;
 }
 
 /** A chat body as dispatch parsed it: its long texts may be LongText (see http/long-texts.ts). */

@@ -1,5 +1,7 @@
 import type { BackendState } from "../fleet/backend-state.ts";
+import type { JsonBody } from "../http/context.ts";
 import type { RequestFacts } from "../http/request-facts.ts";
+import type { EmbeddingText } from "../http/validate-embeddings.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
 import { EmbeddingsAttempt } from "./embeddings-attempt.ts";
@@ -14,7 +16,9 @@ export interface EmbeddingsRequest {
   priority: Priority;
   body: Record<string, unknown>;
   raw: Buffer;
-  input: string | string[];
+  /** Set when the input's long texts stayed in the parse worker (see JsonBody). */
+  slim?: JsonBody["slim"];
+  input: EmbeddingText | EmbeddingText[];
   encodingFormat: "float" | "base64" | undefined;
   estimatedTokens: number;
   route(): RouteDecision<BackendState>;
@@ -33,16 +37,27 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
     what: "embeddings",
     route: request.route,
     attempt(target, reason, res) {
-      const json = bodyWithModel(request.body, request.raw, target.model);
+      const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
       const headers = routeHeaders(target, reason, request.requestId, request.estimatedTokens, undefined);
       const call = {
         model: target.model,
         input: request.input,
         encodingFormat: request.encodingFormat,
         dimensions: typeof dimensions === "number" ? dimensions : undefined,
-        json: String(json),
+        body,
+        inputJson: () => inputJson(request),
       };
       return new EmbeddingsAttempt(target.backend, call, request.requestId, headers, res);
     },
   };
+}
+
+/** The input value as JSON: its bytes in the client's body when its texts stayed in the parse worker. */
+function inputJson(request: EmbeddingsRequest): string | Buffer {
+  const range = request.slim?.inputRange;
+  if (range !== undefined) return request.raw.subarray(range[0], range[1]);
+  // Not expected for a slim body (the worker finds "input" in any valid one); correct, at the cost of parsing here.
+  if (request.slim !== undefined)
+    return JSON.stringify((JSON.parse(request.raw.toString("utf8")) as { input: unknown }).input);
+  return JSON.stringify(request.input);
 }

@@ -11,7 +11,7 @@ export function bodyWithModel(
   body: Record<string, unknown>,
   raw: Buffer | undefined,
   model: string,
-  slim?: JsonBody["slim"],
+  slim?: Pick<NonNullable<JsonBody["slim"]>, "modelRange">,
 ): Buffer | string {
   if (raw !== undefined && body["model"] === model) return raw;
   if (slim !== undefined && raw !== undefined) {

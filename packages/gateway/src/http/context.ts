@@ -43,7 +43,8 @@ export interface JsonBody {
   value: unknown;
   /**
    * Set when the long texts stayed in the parse worker (`value` holds LongText in their place; see long-texts.ts):
-   * the byte range of the top-level "model" value in `raw`, where a different model name is spliced in.
+   * the byte ranges in `raw` of the top-level "model" value (where a different model name is spliced in) and of the
+   * "input" value (embeddings, re-encoded for Ollama from these bytes).
    */
-  slim?: { modelRange: [number, number] | undefined };
+  slim?: { modelRange: [number, number] | undefined; inputRange: [number, number] | undefined };
 }

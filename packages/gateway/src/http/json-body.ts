@@ -94,10 +94,10 @@ export function readJsonBody(
       };
       // Large and made of few values (long texts): parsed off the event loop, where most of its time would go.
       if (length >= OFFLOAD_MIN_BYTES && scanner.values <= OFFLOAD_MAX_VALUES) {
-        worker.parse(raw, slim).then(({ value, marks, modelRange }) => {
+        worker.parse(raw, slim).then(({ value, marks, modelRange, inputRange }) => {
           if (marks.length === 0) return resolve({ raw, value });
           putBackLongTexts(value, marks);
-          resolve({ raw, value, slim: { modelRange } });
+          resolve({ raw, value, slim: { modelRange, inputRange } });
         }, invalid);
         return;
       }

@@ -26,21 +26,23 @@ parentPort.on("message", ({ buffer, offset, length, slim }) => {
     const value = JSON.parse(Buffer.from(buffer, offset, length).toString("utf8"));
     const marks = slim ? takeOutLongTexts(value, ${LONG_TEXT_CHARS}, ${LONG_TEXT_SAMPLE_CHARS}) : [];
     const modelRange = marks.length > 0 ? topLevelMemberRange(bytes, "model") : undefined;
-    parentPort.postMessage({ value, marks, modelRange });
+    const inputRange = marks.length > 0 ? topLevelMemberRange(bytes, "input") : undefined;
+    parentPort.postMessage({ value, marks, modelRange, inputRange });
   } catch (error) {
     parentPort.postMessage({ error: error instanceof SyntaxError ? error.message : "unreadable JSON" });
   }
 });
 `;
 
-/** A parsed body; with long texts taken out, their marks and the byte range of the "model" value. */
+/** A parsed body; with long texts taken out, their marks and the byte ranges of the "model" and "input" values. */
 export interface ParsedBody {
   value: unknown;
   marks: LongTextMark[];
   modelRange: [number, number] | undefined;
+  inputRange: [number, number] | undefined;
 }
 
-type Reply = { value?: unknown; marks?: LongTextMark[]; modelRange?: [number, number]; error?: string };
+type Reply = Partial<ParsedBody> & { error?: string };
 
 /** Parses on one worker thread, one body at a time (taking in a parsed 10 MB text costs the event loop ~10 ms). */
 export class JsonParseWorker {
@@ -49,9 +51,9 @@ export class JsonParseWorker {
   /** `slim`: leave the long texts in the worker (see long-texts.ts). `raw` is only read, never written. */
   async parse(raw: Buffer, slim = false): Promise<ParsedBody> {
     const { bytes, transfer } = bytesForWorker(raw);
-    const { value, marks, modelRange, error } = await this.#worker.run({ ...bytes, slim }, transfer);
+    const { value, marks, modelRange, inputRange, error } = await this.#worker.run({ ...bytes, slim }, transfer);
     if (error !== undefined) throw new SyntaxError(error);
-    return { value, marks: marks ?? [], modelRange };
+    return { value, marks: marks ?? [], modelRange, inputRange };
   }
 
   close(): Promise<void> {

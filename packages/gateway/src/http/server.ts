@@ -19,6 +19,9 @@ import { sendError } from "./send.ts";
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the HTTP server: JSON parsing with a body limit, the error envelope everywhere, and the routes. */
+/** Routes whose long texts may stay in the parse worker (see JsonBody.slim). */
+const SLIM_ROUTES = new Set(["/v1/chat/completions", "/v1/embeddings"]);
+
 export function buildServer(context: GatewayContext): FastifyInstance {
   const { server: settings } = context.config;
   const clientTimeoutMs = settings.client_timeout_seconds * 1000;
@@ -56,8 +59,8 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   app.addHook("onClose", () => parseWorker.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", (request, payload, done) => {
-    // Chat completions only forward their prompts; other routes read their texts (embeddings translated for Ollama).
-    const slim = request.routeOptions.url === "/v1/chat/completions";
+    // Chat completions and embeddings only forward their texts (or re-encode them from the client's bytes).
+    const slim = SLIM_ROUTES.has(request.routeOptions.url ?? "");
     readJsonBody(payload, settings.body_limit_bytes, parseWorker, { slim }).then(
       (body: JsonBody) => done(null, body),
       (error: Error) => done(error, undefined),

@@ -1,10 +1,14 @@
 import { type ApiError, invalidRequest } from "./errors.ts";
+import { isText, type LongText } from "./long-texts.ts";
 
 export const MAX_EMBEDDING_INPUTS = 2048;
 
+/** An input text; a LongText when it stayed in the parse worker (its bytes are forwarded from the client's body). */
+export type EmbeddingText = string | LongText;
+
 export interface EmbeddingsInput {
   model: string;
-  input: string | string[];
+  input: EmbeddingText | EmbeddingText[];
   encodingFormat: "float" | "base64" | undefined;
 }
 
@@ -20,8 +24,8 @@ export function validateEmbeddings(body: unknown): ApiError | EmbeddingsInput {
     return invalidRequest("model must be a non-empty string", "model", "invalid_type");
   const input = record["input"];
   if (input === undefined) return invalidRequest("input is required", "input", "missing_required_parameter");
-  if (typeof input === "string") {
-    if (input === "") return invalidRequest("input must not be empty", "input", "invalid_value");
+  if (isText(input)) {
+    if (input.length === 0) return invalidRequest("input must not be empty", "input", "invalid_value");
   } else if (Array.isArray(input)) {
     if (input.length === 0) return invalidRequest("input must not be empty", "input", "invalid_value");
     if (input.length > MAX_EMBEDDING_INPUTS) {
@@ -32,7 +36,8 @@ export function validateEmbeddings(body: unknown): ApiError | EmbeddingsInput {
       );
     }
     for (let i = 0; i < input.length; i++) {
-      if (typeof input[i] !== "string" || input[i] === "") {
+      const item: unknown = input[i];
+      if (!isText(item) || item.length === 0) {
         return invalidRequest(`input[${i}] must be a non-empty string`, `input[${i}]`, "invalid_type");
       }
     }
@@ -45,7 +50,7 @@ export function validateEmbeddings(body: unknown): ApiError | EmbeddingsInput {
   }
   return {
     model,
-    input: input as string | string[],
+    input: input as EmbeddingsInput["input"],
     encodingFormat: (format ?? undefined) as EmbeddingsInput["encodingFormat"],
   };
 }

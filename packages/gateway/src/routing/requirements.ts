@@ -1,4 +1,5 @@
 import { isText } from "../http/long-texts.ts";
+import type { EmbeddingText } from "../http/validate-embeddings.ts";
 import type { Requirements } from "./types.ts";
 
 const IMAGE_PART_TYPES = new Set(["image_url", "input_image", "image"]);
@@ -42,7 +43,7 @@ export function chatRequirements(body: Record<string, unknown>): Requirements {
   };
 }
 
-export function embeddingsRequirements(input: string | string[]): Requirements {
-  const chars = typeof input === "string" ? input.length : input.reduce((sum, text) => sum + text.length, 0);
+export function embeddingsRequirements(input: EmbeddingText | EmbeddingText[]): Requirements {
+  const chars = Array.isArray(input) ? input.reduce((sum, text) => sum + text.length, 0) : input.length;
   return { kind: "embeddings", vision: false, tools: false, json: false, estimatedTokens: Math.ceil(chars / 4) };
 }

@@ -72,9 +72,15 @@ export class OllamaBackend extends OpenAICompatibleBackend {
   }
 
   override async embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
-    const payload: Record<string, unknown> = { model: call.model, input: call.input };
-    if (call.dimensions !== undefined) payload["dimensions"] = call.dimensions;
-    const reply = await this.client.fetch("POST", "/api/embed", JSON.stringify(payload), { signal, requestId });
+    // The input goes as the client sent it (its bytes may be megabytes the event loop never decoded).
+    const head: Record<string, unknown> = { model: call.model };
+    if (call.dimensions !== undefined) head["dimensions"] = call.dimensions;
+    const payload = Buffer.concat([
+      Buffer.from(`${JSON.stringify(head).slice(0, -1)},"input":`),
+      Buffer.from(call.inputJson()),
+      Buffer.from("}"),
+    ]);
+    const reply = await this.client.fetch("POST", "/api/embed", payload, { signal, requestId });
     if (reply.statusCode !== 200) return reply;
     let parsed: { embeddings?: unknown; prompt_eval_count?: unknown };
     try {

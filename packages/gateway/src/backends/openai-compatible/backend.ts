@@ -34,7 +34,7 @@ export class OpenAICompatibleBackend implements Backend {
   }
 
   embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
-    return this.client.fetch("POST", "/v1/embeddings", call.json, { signal, requestId });
+    return this.client.fetch("POST", "/v1/embeddings", call.body, { signal, requestId });
   }
 
   close(): Promise<void> {

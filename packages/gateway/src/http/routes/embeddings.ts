@@ -51,6 +51,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       priority,
       body: parsed.value as Record<string, unknown>,
       raw: parsed.raw,
+      slim: parsed.slim,
       input: input.input,
       encodingFormat: input.encodingFormat,
       estimatedTokens: requirements.estimatedTokens,
