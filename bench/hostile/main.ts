@@ -3,7 +3,9 @@
 // For each service: a baseline phase of normal traffic alone, then one phase per hostile case (4 hostile requests in
 // flight, repeated) with the same normal traffic. Throughout, a worker thread polls the service's health URL every
 // 2 ms: the longest answer time is the longest event-loop stall seen from outside. Prints a table with ratios against
-// the baseline. Flags: --duration S (3) --concurrency N (4) --services gateway,bridge --cases NAME,NAME (substrings)
+// the baseline. Every phase is run --runs times (3): the table shows medians across runs and the verdict is judged on
+// them, because a stall a hostile request causes recurs in every run while a spike of the machine does not.
+// Flags: --duration S (3) --runs N (3) --concurrency N (4) --services gateway,bridge --cases NAME,NAME (substrings)
 // --node-flags="FLAGS" (added to each service's node, e.g. --node-flags="--cpu-prof --cpu-prof-dir=/tmp/prof" to see a long turn)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +26,7 @@ const root = resolve(here, "../..");
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "3" },
+    runs: { type: "string", default: "3" },
     concurrency: { type: "string", default: "4" },
     services: { type: "string", default: "gateway,bridge" },
     cases: { type: "string" },
@@ -31,6 +34,7 @@ const { values } = parseArgs({
   },
 });
 const durationMs = Number(values.duration) * 1000;
+const runs = Math.max(1, Number(values.runs));
 const concurrency = Number(values.concurrency);
 const services = new Set(values.services.split(",") as Service[]);
 const wantedCases = values.cases?.split(",");
@@ -263,24 +267,34 @@ async function main(): Promise<void> {
     log(`${service} at ${url} (pid ${child.pid})`);
     await runPhase(service, url, child, undefined); // warm-up
     const chosen = cases.filter((c) => !wantedCases || wantedCases.some((w) => c.name.includes(w)));
-    for (const hostile of [undefined, ...chosen]) {
-      const phase = await runPhase(service, url, child, hostile);
-      results.push(phase);
-      log(
-        `${service} ${phase.name}: longest stall ${Math.max(...phase.probe).toFixed(1)} ms, ${phase.normal.length} normal requests` +
-          (hostile ? `, ${phase.hostileSent} hostile (${(hostile.body.length / 1024 / 1024).toFixed(2)} MB each)` : ""),
-      );
+    for (let run = 1; run <= runs; run++) {
+      for (const hostile of [undefined, ...chosen]) {
+        const phase = await runPhase(service, url, child, hostile);
+        results.push(phase);
+        log(
+          `${service} ${phase.name} (run ${run}/${runs}): longest stall ${Math.max(...phase.probe).toFixed(1)} ms, own longest busy ${phase.busyMs ?? "?"} ms, ${phase.normal.length} normal requests` +
+            (hostile
+              ? `, ${phase.hostileSent} hostile (${(hostile.body.length / 1024 / 1024).toFixed(2)} MB each)`
+              : ""),
+        );
+      }
     }
+    // Each service is measured alone: the next one's phases must not share the machine with this one's leftovers.
+    await stopAll();
   }
   console.log(`\n${renderReport(results, GOAL_MS)}`);
   console.log(
-    `\n${durationMs / 1000} s per phase, ${concurrency} hostile requests in flight, health polled every ${PROBE_INTERVAL_MS} ms from a worker thread; Node ${process.version}`,
+    `\n${runs} runs of ${durationMs / 1000} s per phase (medians across runs), ${concurrency} hostile requests in flight, health polled every ${PROBE_INTERVAL_MS} ms from a worker thread; Node ${process.version}`,
   );
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(running.splice(0).map((child) => child.stop(3_000)));
 }
 
 try {
   await main();
 } finally {
-  await Promise.all(running.map((child) => child.stop(3_000)));
+  await stopAll();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -44,38 +44,94 @@ function statuses(map: ReadonlyMap<string, number>): string {
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
 
-/** A Markdown table: one row per phase, ratios against that service's baseline, then the verdict per service. */
+const median = (values: readonly number[]) => percentile(values, 50);
+
+/** The runs of each (service, case), in the order first seen. */
+function byCase(results: readonly PhaseResult[]): PhaseResult[][] {
+  const groups = new Map<string, PhaseResult[]>();
+  for (const result of results) {
+    const key = `${result.service}\u0000${result.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), result]);
+  }
+  return [...groups.values()];
+}
+
+/** One case over its runs: medians across runs (a recurring stall shows in each run, a passing spike does not). */
+interface CaseSummary {
+  service: Service;
+  name: string;
+  sent: number;
+  statuses: Map<string, number>;
+  stall: number;
+  loopDelay: number;
+  busy: number;
+  busyEachRun: number[];
+  gc: number;
+  healthP99: number;
+  normalP50: number;
+  normalP99: number;
+  normalErrors: number;
+  rssMb: number;
+}
+
+function summarise(runs: readonly PhaseResult[]): CaseSummary {
+  const statuses = new Map<string, number>();
+  for (const run of runs)
+    for (const [status, count] of run.hostileStatuses) statuses.set(status, (statuses.get(status) ?? 0) + count);
+  const each = (read: (run: PhaseResult) => number | undefined) => median(runs.map((run) => read(run) ?? Number.NaN));
+  return {
+    service: runs[0]!.service,
+    name: runs[0]!.name,
+    sent: runs.reduce((sum, run) => sum + run.hostileSent, 0),
+    statuses,
+    stall: each((run) => longest(run.probe)),
+    loopDelay: each((run) => run.loopDelayMs),
+    busy: each((run) => run.busyMs),
+    busyEachRun: runs.map((run) => run.busyMs ?? Number.NaN),
+    gc: each((run) => run.gcMs),
+    healthP99: each((run) => percentile(run.probe, 99)),
+    normalP50: each((run) => percentile(run.normal, 50)),
+    normalP99: each((run) => percentile(run.normal, 99)),
+    normalErrors: runs.reduce((sum, run) => sum + run.normalErrors, 0),
+    rssMb: runs[runs.length - 1]!.rssMb ?? Number.NaN,
+  };
+}
+
+/**
+ * A Markdown table: one row per case with medians across its runs (and its longest busy span in each run), ratios
+ * against that service's baseline, then the verdict per service, judged on the medians.
+ */
 export function renderReport(results: readonly PhaseResult[], goalMs: number): string {
   const lines = [
-    "| service | hostile case | sent | answers | longest stall ms | own loop delay ms | own longest busy ms | own longest GC ms | health p99 ms | normal p50 ms | normal p99 ms | normal errors | stall vs baseline | normal p99 vs baseline | RSS MB |",
-    "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| service | hostile case | sent | answers | longest stall ms | own loop delay ms | own longest busy ms | each run | own longest GC ms | health p99 ms | normal p50 ms | normal p99 ms | normal errors | stall vs baseline | normal p99 vs baseline | RSS MB |",
+    "| --- | --- | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const verdicts: string[] = [];
-  for (const service of new Set(results.map((result) => result.service))) {
-    const phases = results.filter((result) => result.service === service);
-    const baseline = phases.find((phase) => phase.name === "baseline");
-    const baseStall = baseline ? longest(baseline.probe) : Number.NaN;
-    const baseP99 = baseline ? percentile(baseline.normal, 99) : Number.NaN;
-    let worst: PhaseResult | undefined;
-    let worstBusy: PhaseResult | undefined;
-    for (const phase of phases) {
-      const stall = longest(phase.probe);
-      if (phase.name !== "baseline" && (!worst || stall > longest(worst.probe))) worst = phase;
-      if (phase.name !== "baseline" && (!worstBusy || (phase.busyMs ?? 0) > (worstBusy.busyMs ?? 0))) {
-        worstBusy = phase;
-      }
+  const cases = byCase(results).map(summarise);
+  for (const service of new Set(cases.map((summary) => summary.service))) {
+    const rows = cases.filter((summary) => summary.service === service);
+    const baseline = rows.find((row) => row.name === "baseline");
+    const hostile = rows.filter((row) => row.name !== "baseline");
+    for (const row of rows) {
       lines.push(
-        `| ${service} | ${phase.name} | ${phase.hostileSent} | ${statuses(phase.hostileStatuses)} | ${fixed(stall)} | ${fixed(phase.loopDelayMs ?? Number.NaN)} | ${fixed(phase.busyMs ?? Number.NaN)} | ${fixed(phase.gcMs ?? Number.NaN)} | ` +
-          `${fixed(percentile(phase.probe, 99))} | ${fixed(percentile(phase.normal, 50), 2)} | ${fixed(percentile(phase.normal, 99), 2)} | ${phase.normalErrors} | ` +
-          `${ratio(stall, baseStall)} | ${ratio(percentile(phase.normal, 99), baseP99)} | ${fixed(phase.rssMb ?? Number.NaN, 0)} |`,
+        `| ${service} | ${row.name} | ${row.sent} | ${statuses(row.statuses)} | ${fixed(row.stall)} | ${fixed(row.loopDelay)} | ${fixed(row.busy)} | ${row.busyEachRun.map((busy) => fixed(busy)).join(" / ")} | ${fixed(row.gc)} | ` +
+          `${fixed(row.healthP99)} | ${fixed(row.normalP50, 2)} | ${fixed(row.normalP99, 2)} | ${row.normalErrors} | ` +
+          `${ratio(row.stall, baseline?.stall ?? Number.NaN)} | ${ratio(row.normalP99, baseline?.normalP99 ?? Number.NaN)} | ${fixed(row.rssMb, 0)} |`,
       );
     }
-    if (worst && worstBusy) {
-      const busy = worstBusy.busyMs ?? Number.NaN;
+    const worstBusy = hostile.reduce<CaseSummary | undefined>(
+      (worst, row) => (!worst || row.busy > worst.busy ? row : worst),
+      undefined,
+    );
+    const worstStall = hostile.reduce<CaseSummary | undefined>(
+      (worst, row) => (!worst || row.stall > worst.stall ? row : worst),
+      undefined,
+    );
+    if (worstBusy && worstStall) {
       verdicts.push(
-        `${service}: its own longest busy span ${fixed(busy)} ms (${worstBusy.name}), baseline ` +
-          `${fixed(baseline?.busyMs ?? Number.NaN)} ms; goal < ${goalMs} ms: ${busy < goalMs ? "met" : "NOT met"}. ` +
-          `Longest stall seen from outside ${fixed(longest(worst.probe))} ms (${worst.name}), baseline ${fixed(baseStall)} ms ` +
+        `${service}: its own longest busy span ${fixed(worstBusy.busy)} ms (${worstBusy.name}), baseline ` +
+          `${fixed(baseline?.busy ?? Number.NaN)} ms; goal < ${goalMs} ms: ${worstBusy.busy < goalMs ? "met" : "NOT met"}. ` +
+          `Longest stall seen from outside ${fixed(worstStall.stall)} ms (${worstStall.name}), baseline ${fixed(baseline?.stall ?? Number.NaN)} ms ` +
           "(includes waiting for a CPU on a shared machine)",
       );
     }
