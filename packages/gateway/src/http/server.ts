@@ -18,9 +18,10 @@ import { sendError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Builds the HTTP server: JSON parsing with a body limit, the error envelope everywhere, and the routes. */
 /** Routes whose long texts may stay in the parse worker (see JsonBody.slim). */
 const SLIM_ROUTES = new Set(["/v1/chat/completions", "/v1/embeddings"]);
+
+/** Builds the HTTP server: JSON parsing with a body limit, the error envelope everywhere, and the routes. */
 
 export function buildServer(context: GatewayContext): FastifyInstance {
   const { server: settings } = context.config;

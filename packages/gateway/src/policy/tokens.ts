@@ -2,13 +2,20 @@ import { LongText } from "../http/long-texts.ts";
 import { startModuleWorker } from "../threads/module-worker.ts";
 import { SerialWorker } from "../threads/serial-worker.ts";
 
+/** Counts posted to the tokenizer thread ahead of its replies. */
+const TOKENIZER_JOBS_IN_FLIGHT = 64;
+
 /**
  * BPE counts (what cloud calls are billed on) come from the tokenizer thread: gpt-tokenizer's o200k tables are 21 MB,
  * which would be two thirds of the event loop's heap and lengthen every full garbage collection, and tokenising a
  * hostile text costs milliseconds per kilobyte even with its worst cases cut (token-count.ts). The thread starts
  * when first needed, or at start-up (loadTokenizer) when cloud backends are configured.
  */
-const tokenizer = new SerialWorker<number>(() => startModuleWorker(import.meta.url, "tokenizer-thread"));
+const tokenizer = new SerialWorker<number>(
+  () => startModuleWorker(import.meta.url, "tokenizer-thread"),
+  // A reply is one number, cheap to take in: counts are posted ahead, not one per loop turn.
+  TOKENIZER_JOBS_IN_FLIGHT,
+);
 
 /**
  * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the

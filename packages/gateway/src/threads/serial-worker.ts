@@ -8,36 +8,42 @@ interface Job<Reply> {
 }
 
 /**
- * A worker thread that does one job at a time, for work too long for the event loop (parsing and re-encoding large
- * request bodies). The next job is handed over only on the loop turn after a reply arrived: taking a reply in can
- * itself cost milliseconds, and several replies waiting on the port would all be taken in one turn. The worker starts
- * on the first job, does not keep the process alive while idle, and is started again if it dies (the jobs it had fail).
+ * A worker thread that does its jobs one at a time, in order, for work too long for the event loop (parsing and
+ * re-encoding large request bodies, counting tokens). At most `inFlight` jobs are posted to it ahead of their replies.
+ * Workers whose replies can be large keep the default, 1: taking in a parsed 10 MB text costs the event loop ~10 ms,
+ * and the port hands over every reply waiting on it in one loop turn. Workers whose replies are small (a number) post
+ * more, so that a burst of jobs does not wait for a round trip each. The worker starts on the first job, does not keep
+ * the process alive while idle, and is started again if it dies (the jobs it had fail).
  */
 export class SerialWorker<Reply> {
   #worker: Worker | undefined;
-  readonly #queue: Job<Reply>[] = [];
-  #current: Job<Reply> | undefined;
+  /** Posted to the worker, oldest first: the worker answers in order. */
+  readonly #posted: Job<Reply>[] = [];
+  readonly #waiting: Job<Reply>[] = [];
 
-  constructor(private readonly create: () => Worker) {}
+  constructor(
+    private readonly create: () => Worker,
+    private readonly inFlight = 1,
+  ) {}
 
   /** Sends `message` (with `transfer` moved, not copied) and resolves with the worker's one reply to it. */
   run(message: unknown, transfer: Transferable[] = []): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ message, transfer, resolve, reject });
-      if (!this.#current) this.#sendNext();
+      this.#waiting.push({ message, transfer, resolve, reject });
+      this.#post();
     });
   }
 
-  #sendNext(): void {
-    const job = this.#queue.shift();
-    this.#current = job;
-    if (!job) {
-      this.#worker?.unref();
-      return;
+  #post(): void {
+    while (this.#posted.length < this.inFlight) {
+      const job = this.#waiting.shift();
+      if (!job) break;
+      const worker = this.#start();
+      worker.ref();
+      this.#posted.push(job);
+      worker.postMessage(job.message, job.transfer);
     }
-    const worker = this.#start();
-    worker.ref();
-    worker.postMessage(job.message, job.transfer);
+    if (this.#posted.length === 0) this.#worker?.unref();
   }
 
   #start(): Worker {
@@ -45,10 +51,10 @@ export class SerialWorker<Reply> {
     const worker = this.create();
     worker.unref();
     worker.on("message", (reply: Reply) => {
-      const job = this.#current;
-      if (this.#worker !== worker || !job) return;
+      const job = this.#worker === worker ? this.#posted.shift() : undefined;
+      if (!job) return;
       job.resolve(reply);
-      setImmediate(() => this.#sendNext());
+      this.#post();
     });
     worker.on("error", (error) => this.#fail(worker, error));
     worker.on("exit", () => this.#fail(worker, new Error("the worker thread stopped")));
@@ -56,13 +62,11 @@ export class SerialWorker<Reply> {
     return worker;
   }
 
-  /** The worker died: the job it had and every queued one fail; the next job starts a new worker. */
+  /** The worker died: the jobs it had and every waiting one fail; the next job starts a new worker. */
   #fail(worker: Worker, error: Error): void {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
-    const jobs = this.#current ? [this.#current, ...this.#queue] : [...this.#queue];
-    this.#current = undefined;
-    this.#queue.length = 0;
+    const jobs = this.#posted.splice(0).concat(this.#waiting.splice(0));
     for (const job of jobs) job.reject(error);
   }
 

@@ -29,14 +29,11 @@ export class GoogleBackend extends TranslatedBackend {
 
   /** GET /{version}/models: free. Only models that generate content are listed (embedding models are not served). */
   async probe(timeoutMs: number): Promise<ModelInfo[]> {
-    const list = (await this.client.getJson(
-      `/${this.translation.options.version}/models?pageSize=1000`,
-      timeoutMs,
-    )) as {
+    const { version } = this.translation.options;
+    const list = (await this.client.getJson(`/${version}/models?pageSize=1000`, timeoutMs)) as {
       models?: unknown;
     } | null;
-    if (!list || !Array.isArray(list.models))
-      throw new Error(`GET /${this.translation.options.version}/models answered without models`);
+    if (!list || !Array.isArray(list.models)) throw new Error(`GET /${version}/models answered without models`);
     const models: ModelInfo[] = [];
     for (const entry of list.models as Array<Record<string, unknown>>) {
       const name = entry?.["name"];
