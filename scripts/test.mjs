@@ -1,5 +1,7 @@
-// `npm test`: installs what is missing, builds dist/ when stale, type checks, lints, then runs every test file with
-// node's test runner. Node 20's runner takes no globs, so the test files are listed here.
+// `npm test`: checks the Debian packages the tests need (installing the missing ones as root, else stopping with the
+// command that installs them), installs the npm dependencies when missing, builds dist/ when stale, type checks,
+// lints, then runs every test file with node's test runner. Node 20's runner takes no globs, so the test files are
+// listed here: the `*.test.ts` and `*.test.mjs` files under packages/, bench/ and scripts/.
 // Tests import the TypeScript sources through tsx; the tests that spawn a service's bin run it as users do, from its
 // compiled dist/, which is why the build comes first (also for `npm test -- <filter>`).
 import { spawnSync } from "node:child_process";
@@ -7,7 +9,10 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildPackages } from "./build.mjs";
 import { ensureDependencies, root } from "./ensure-deps.mjs";
+import { ensureSystemPackages } from "./ensure-system-packages.mjs";
 
+// First, also with a filter: a test must never fail on a server that is not installed.
+if (!ensureSystemPackages()) process.exit(1);
 ensureDependencies();
 await buildPackages({ ifStale: true });
 
@@ -25,13 +30,13 @@ function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === "node_modules" || entry.name.startsWith(".") ? [] : testFiles(path);
-    return entry.name.endsWith(".test.ts") ? [relative(root, path)] : [];
+    return /\.test\.(ts|mjs)$/.test(entry.name) ? [relative(root, path)] : [];
   });
 }
 
 // Optional filter: `npm test -- bridge` runs only the test files whose path contains "bridge".
 const filters = process.argv.slice(2);
-const files = ["packages", "bench"]
+const files = ["packages", "bench", "scripts"]
   .flatMap((dir) => testFiles(join(root, dir)))
   .sort()
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
