@@ -96,6 +96,15 @@ describe("router core", () => {
     assert.equal(b?.message.gateway, "g");
   });
 
+  it("cleans every nick once before RemoteNickFormat: no line break or control character reaches a destination", () => {
+    const { get, from } = setup();
+    from("a", { text: "hi", username: "Mia\r\nPRIVMSG #all :spoof\0", userid: "id\n1" });
+    assert.equal(get("b").delivered[0]?.message.username, "<Mia PRIVMSG #all :spoof@fake.a>");
+    assert.equal(get("c").delivered[0]?.message.username, "Mia PRIVMSG #all :spoof");
+    from("a", { text: "who?", username: "\u0000\r\n", userid: "U123" });
+    assert.equal(get("c").delivered[1]?.message.username, "U123");
+  });
+
   it("turns an edit into an edit of each destination's copy (ids from the cache)", () => {
     const { get, from } = setup();
     from("a", { text: "original", id: "m1" });

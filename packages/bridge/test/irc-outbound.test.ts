@@ -10,6 +10,7 @@ const settings: OutboundSettings = {
   MessageLength: 60,
   MessageSplit: true,
   MessageClipped: " <clipped message>",
+  MessageMaxLines: 30,
   ColorNicks: false,
   StripMarkdown: false,
 };
@@ -71,5 +72,27 @@ describe("ircLines", () => {
       Extra: { file: [{ Name: "a.png", URL: "https://x/a.png", Comment: "" }] },
     });
     assert.deepEqual(texts(withFile), ["<bob> look", "<bob> https://x/a.png"]);
+  });
+
+  it("takes at most MessageMaxLines lines, the last counting the lines and files that did not fit", () => {
+    const files = Array.from({ length: 5000 }, (_, i) => ({ URL: `https://files.example/${i}` }));
+    const lines = texts(delivery({ text: "one\ntwo", Extra: { file: files } }), { MessageMaxLines: 10 });
+    assert.equal(lines.length, 10);
+    assert.deepEqual(lines.slice(0, 3), ["<bob> one", "<bob> two", "<bob> https://files.example/0"]);
+    assert.equal(lines[9], "<bob> (+4,993 more files)");
+    const long = texts(delivery({ text: "x\n".repeat(40) }), { MessageMaxLines: 5 });
+    assert.deepEqual(long.slice(4), ["<bob> (+36 more lines)"]);
+    const both = texts(delivery({ text: "a\nb\nc", Extra: { file: files.slice(0, 2) } }), { MessageMaxLines: 2 });
+    assert.deepEqual(both, ["<bob> a", "<bob> (+2 more lines, +2 more files)"]);
+    assert.equal(
+      texts(delivery({ text: "a\nb", Extra: { file: files.slice(0, 1) } }), { MessageMaxLines: 3 }).length,
+      3,
+    );
+  });
+
+  it("keeps a file's comment and URL on one line, whatever they hold", () => {
+    const file = { URL: "https://x.example/a\r\nQUIT :bye", Comment: "look\r\nPRIVMSG #all :spoof" };
+    const lines = texts(delivery({ text: "", Extra: { file: [file] } }), { MessageLength: 400 });
+    assert.deepEqual(lines, ["<bob> look PRIVMSG #all :spoof : https://x.example/a QUIT :bye"]);
   });
 });

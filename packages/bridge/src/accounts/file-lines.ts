@@ -1,14 +1,22 @@
 // Attachments as Matterbridge shows them on platforms the bridge does not upload files to: one line per file with a
-// URL, "comment : url" when it has a comment.
+// URL, "comment : url" when it has a comment. Comments and URLs come from another platform: each line is made one
+// plain line (control characters become spaces), as a line break in them would start a new line or an IRC command.
 import type { Message } from "../message.ts";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+const oneLine = (text: string): string => text.replace(CONTROLS, " ").trim();
 
 export function fileLines(message: Message): string[] {
   const lines: string[] = [];
   for (const file of message.Extra?.file ?? []) {
     if (typeof file !== "object" || file === null) continue;
     const { URL: url, Comment: comment } = file as { URL?: unknown; Comment?: unknown };
-    if (typeof url !== "string" || url === "") continue;
-    lines.push(typeof comment === "string" && comment !== "" ? `${comment} : ${url}` : url);
+    if (typeof url !== "string") continue;
+    const link = oneLine(url);
+    if (link === "") continue;
+    const note = typeof comment === "string" ? oneLine(comment) : "";
+    lines.push(note !== "" ? `${note} : ${link}` : link);
   }
   return lines;
 }

@@ -5,6 +5,7 @@ import type { BridgeConfig, ChannelConfig } from "../config/types.ts";
 import { Events, type Message, PARENT_NOT_FOUND } from "../message.ts";
 import { timestampNow } from "../timestamp.ts";
 import type { Account, Delivery, MessageSink, RouteResult } from "./account.ts";
+import { cleanNick } from "./clean-nick.ts";
 import { destinationAccepts, destinationNick, INTERNAL_EVENTS, isIgnored, rewriteAtSource } from "./filters.ts";
 import { type CopyId, cacheKey, MessageIdCache } from "./id-cache.ts";
 import { formatNick } from "./nick-format.ts";
@@ -83,6 +84,10 @@ export class Router implements MessageSink {
       return { deliveries: 0, dropped: "ignored" };
     }
     rewriteAtSource(message, rules.source);
+    // Once, for every protocol: a nick is never a way to put a line break or a control character on another
+    // platform; a platform that gave no name shows its user's id rather than an empty nick.
+    message.username = cleanNick(message.username);
+    if (message.username === "") message.username = cleanNick(message.userid);
 
     // A source may address one gateway (the api account: the client names it); otherwise every gateway counts.
     const onlyGateway = message.gateway === "" ? undefined : message.gateway;
@@ -128,7 +133,7 @@ export class Router implements MessageSink {
           GATEWAY: gateway.name,
           LABEL: rules.source.label,
           CHANNEL: message.channel,
-          USERID: message.userid,
+          USERID: cleanNick(message.userid),
         }),
         id: original?.id ?? "",
         parent_id: typeof parent === "string" ? parent : "",

@@ -156,7 +156,12 @@ declare module "irc-framework" {
     };
     options: ClientOptions;
     /** The underlying connection; end() closes the socket without a QUIT. */
-    readonly connection: { connected: boolean; end(data?: string, hadError?: boolean): void };
+    readonly connection: {
+      connected: boolean;
+      end(data?: string, hadError?: boolean): void;
+      /** Writes one line (without its CRLF) to the socket: every line the client sends passes here. */
+      write(line: string, callback?: () => void): boolean;
+    };
     removeAllListeners(event?: string): this;
     connect(options?: ClientOptions): void;
     requestCap(cap: string | string[]): void;

@@ -20,6 +20,7 @@ import {
   topicMessage,
 } from "./inbound.ts";
 import type { IRC_KEYS } from "./keys.ts";
+import { refuseUnsafeLines } from "./line-guard.ts";
 import { alternativeNick } from "./nick.ts";
 import { type IrcLine, ircLines } from "./outbound.ts";
 import { Roster } from "./roster.ts";
@@ -87,6 +88,9 @@ export class IrcConnection implements Connection {
     const { host, port } = parseServer(settings.Server);
     const pingMs = parseGoDuration(settings.PingDelay) || 60_000;
     const client = new IRC.Client();
+    refuseUnsafeLines(client, (command) =>
+      this.#logger.error({ command }, "refused to write an IRC line holding CR, LF or NUL; the line was not sent"),
+    );
     this.#client = client;
     this.#registered = false;
     this.#roster = new Roster((name) => client.caseLower(name));

@@ -4,6 +4,8 @@ import { key } from "../../config/key-spec.ts";
 import { DEFAULT_CLIPPED } from "./split.ts";
 
 export const DEFAULT_MESSAGE_LENGTH = 400;
+/** About 40 s of a channel at the default pacing: a paste still arrives, a message with 5,000 files does not. */
+export const DEFAULT_MAX_LINES = 30;
 
 export const IRC_KEYS = {
   Server: key.string({
@@ -36,6 +38,12 @@ export const IRC_KEYS = {
   }),
   MessageSplit: key.boolean({ default: false, description: "split long lines into several (else clip them)" }),
   MessageClipped: key.string({ default: DEFAULT_CLIPPED, description: "appended to a clipped line" }),
+  MessageMaxLines: key.integer({
+    default: DEFAULT_MAX_LINES,
+    min: 2,
+    max: 1000,
+    description: "IRC lines one relayed message may take; past it the last line says how many more there were",
+  }),
   RejoinDelay: key.integer({ default: 0, min: 0, max: 86_400, description: "seconds before rejoining after a kick" }),
   JoinDelay: key.integer({ default: 0, min: 0, max: 3_600_000, description: "milliseconds between channel joins" }),
   RunCommands: key.strings({

@@ -2,6 +2,7 @@
 // becomes one PRIVMSG (NOTICE for notice_irc, CTCP ACTION for user_action) carrying the nick prefix, long lines are
 // split (MessageSplit) or clipped (MessageClipped) so that nick + text fit in MessageLength bytes, deletes and
 // typing notifications are dropped, and an edit is sent as a new message (as Matterbridge: IRC returns no ids).
+// One message takes at most MessageMaxLines lines: the last one then counts what did not fit.
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
@@ -13,6 +14,7 @@ export interface OutboundSettings {
   MessageLength: number;
   MessageSplit: boolean;
   MessageClipped: string;
+  MessageMaxLines: number;
   ColorNicks: boolean;
   StripMarkdown: boolean;
 }
@@ -43,11 +45,27 @@ export function ircLines(delivery: Delivery, settings: OutboundSettings): IrcLin
   // MessageLength for text gets that half anyway (the server's 512-byte limit still leaves room).
   const budget = settings.MessageLength - (isAction ? ACTION_OVERHEAD : 0);
   const room = Math.max(budget - utf8Length(prefix), Math.floor(budget / 2));
-  const parts = [...messageLines(text), ...fileLines(delivery.message)].flatMap((line) =>
-    settings.MessageSplit ? splitLine(line, room) : [clipLine(line, room, settings.MessageClipped)],
-  );
+  const fit = (line: string) =>
+    settings.MessageSplit ? splitLine(line, room) : [clipLine(line, room, settings.MessageClipped)];
+  const textParts = messageLines(text).flatMap(fit);
+  const fileParts = fileLines(delivery.message).flatMap(fit);
+  const parts = boundLines(textParts, fileParts, settings.MessageMaxLines);
   return parts.map((part) => ({
     command,
     text: isAction ? `\x01ACTION ${prefix}${part}\x01` : `${prefix}${part}`,
   }));
+}
+
+const count = new Intl.NumberFormat("en-US");
+const more = (n: number, what: string) => `+${count.format(n)} more ${what}${n === 1 ? "" : "s"}`;
+
+/** At most `max` lines: the text's first, then the files'; when some do not fit, the last line counts them. */
+export function boundLines(textParts: string[], fileParts: string[], max: number): string[] {
+  if (textParts.length + fileParts.length <= max) return [...textParts, ...fileParts];
+  const kept = Math.max(max - 1, 0);
+  const text = textParts.slice(0, kept);
+  const files = fileParts.slice(0, kept - text.length);
+  const missing = [textParts.length - text.length, fileParts.length - files.length];
+  const summary = [missing[0] ? more(missing[0], "line") : "", missing[1] ? more(missing[1], "file") : ""];
+  return [...text, ...files, `(${summary.filter((s) => s !== "").join(", ")})`];
 }
