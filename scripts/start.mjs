@@ -39,11 +39,13 @@ function start(name, args, { readyLine } = {}) {
   const child = spawn(process.execPath, args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
-    // The children write to pipes (to be prefixed here), so they cannot see the terminal themselves:
-    // SWITCHBOARD_TTY=1 tells the services' loggers to print human-readable lines, FORCE_COLOR to colour them.
+    // People read `npm start`, in a terminal or in a file, so the services print human-readable lines
+    // (SWITCHBOARD_TTY=1; their bins default to JSON lines when not on a terminal). The children write to pipes (to be
+    // prefixed here) and cannot see the terminal themselves: FORCE_COLOR colours their lines when ours go to one.
     env: {
       ...process.env,
-      ...(process.stdout.isTTY ? { SWITCHBOARD_TTY: "1", FORCE_COLOR: "1" } : {}),
+      SWITCHBOARD_TTY: "1",
+      ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
     },
   });
   let onReady = () => {};
