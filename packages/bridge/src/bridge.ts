@@ -1,8 +1,9 @@
 // Assembles a running bridge from a validated config: one supervised account per account in use (its connection
-// made by its protocol's descriptor), the router between them, start and stop.
+// made by its protocol's descriptor), the router between them, start and the steps of a stop (refuse new work,
+// drain the outbound queues, stop; or cut).
 import type { Logger } from "pino";
 import type { BridgeConfig } from "./config/types.ts";
-import type { MessageSink } from "./core/account.ts";
+import type { MessageSink, RouteResult } from "./core/account.ts";
 import type { Membership } from "./core/connection.ts";
 import { Router } from "./core/router.ts";
 import { type CoreTuning, SupervisedAccount } from "./core/supervised-account.ts";
@@ -19,6 +20,12 @@ export class Bridge {
   readonly router: Router;
   readonly #logger: Logger;
   #started: SupervisedAccount[] = [];
+  /** False once a stop began: what accounts receive then is not routed (the queues are draining). */
+  #accepting = true;
+  #refusedWhileStopping = 0;
+  #undelivered = 0;
+  /** Accounts whose stop has begun and not finished yet. */
+  readonly #stillStopping = new Set<string>();
 
   constructor(
     readonly config: BridgeConfig,
@@ -27,7 +34,9 @@ export class Bridge {
     this.#logger = options.logger;
     const debug = options.debug ?? false;
     // Accounts hand what they receive to the router, which needs the accounts first: a forwarding sink breaks the knot.
-    const sink: MessageSink = { receive: (source, message) => this.router.receive(source, message) };
+    const sink: MessageSink = {
+      receive: (source, message) => (this.#accepting ? this.router.receive(source, message) : this.#refuse()),
+    };
     for (const [id, account] of config.accounts) {
       const memberships: Membership[] = config.gateways.flatMap((gateway) =>
         gateway.channels
@@ -67,20 +76,66 @@ export class Bridge {
     this.#logger.info(`bridge started: ${this.accounts.size} account(s), gateway(s): ${names}`);
   }
 
-  /** Accounts whose stop has begun and not finished yet (what a shutdown would cut). */
-  readonly stillStopping = new Set<string>();
+  /**
+   * The first step of a stop: nothing received from now on is routed, and each account refuses new inbound work
+   * (the api answers 503 with Retry-After) while staying connected so that its queues can drain.
+   */
+  stopAccepting(retryAfterSeconds: number): void {
+    this.#accepting = false;
+    for (const account of this.#started) account.stopAccepting(retryAfterSeconds);
+  }
 
+  /** Resolves once every account's outbound queues are empty (see SupervisedAccount.drained). Never rejects. */
+  async drain(): Promise<void> {
+    await Promise.all(this.#started.map((account) => account.drained()));
+  }
+
+  /** Accounts with messages still queued or a stop not finished: what cutting now would cut. */
+  busyAccounts(): string[] {
+    return [...this.accounts.values()]
+      .filter((account) => account.queued > 0 || this.#stillStopping.has(account.id))
+      .map((account) => account.id);
+  }
+
+  /** Queued messages a stop or a cut dropped instead of delivering. */
+  get undelivered(): number {
+    return this.#undelivered;
+  }
+
+  /** Drops whatever is still queued, at once (logged per destination). */
+  cut(): void {
+    for (const account of this.accounts.values()) this.#undelivered += account.closeQueues();
+    this.#logRefused();
+  }
+
+  /** Stops the accounts; anything still queued is dropped (logged per destination). Call drain() first to deliver it. */
   async stop(): Promise<void> {
+    this.#accepting = false;
     const started = this.#started.splice(0).reverse();
     await Promise.allSettled(
       started.map(async (account) => {
-        this.stillStopping.add(account.id);
+        this.#stillStopping.add(account.id);
         try {
-          await account.stop();
+          this.#undelivered += await account.stop();
         } finally {
-          this.stillStopping.delete(account.id);
+          this.#stillStopping.delete(account.id);
         }
       }),
     );
+    this.#logRefused();
+  }
+
+  #refuse(): RouteResult {
+    this.#refusedWhileStopping++;
+    return { deliveries: 0, dropped: "stopping" };
+  }
+
+  #logRefused(): void {
+    if (this.#refusedWhileStopping === 0) return;
+    this.#logger.warn(
+      { refused: this.#refusedWhileStopping },
+      `${this.#refusedWhileStopping} message(s) received while stopping were not relayed`,
+    );
+    this.#refusedWhileStopping = 0;
   }
 }

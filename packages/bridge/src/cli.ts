@@ -30,13 +30,15 @@ async function main(): Promise<void> {
   }
 
   // Loaded only to run: -version and -help stay as fast as bare node (the accounts pull in fastify, ws, zod, pino).
-  const [{ PROTOCOLS }, { Bridge }, { ConfigError }, { loadConfig }, { createLogger }] = await Promise.all([
-    import("./accounts/registry.ts"),
-    import("./bridge.ts"),
-    import("./config/errors.ts"),
-    import("./config/load.ts"),
-    import("./logger.ts"),
-  ]);
+  const [{ PROTOCOLS }, { Bridge }, { ConfigError }, { loadConfig }, { createLogger }, { shutdownHandler }] =
+    await Promise.all([
+      import("./accounts/registry.ts"),
+      import("./bridge.ts"),
+      import("./config/errors.ts"),
+      import("./config/load.ts"),
+      import("./logger.ts"),
+      import("./shutdown.ts"),
+    ]);
   const path = resolve(args.conf);
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -50,30 +52,12 @@ async function main(): Promise<void> {
   logger.info(`${NAME} ${VERSION} using ${path}`);
   const bridge = new Bridge(config, { logger, debug: args.debug });
 
-  let stopping = false;
-  const grace = config.general.ShutdownTimeout;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal} received: stopping (waiting at most ShutdownTimeout = ${grace} s for work in progress)`);
-    // Streams end and websockets close (1001) at once; requests still in progress get the grace period. Whatever
-    // is left then is cut, and the exit code says so: 1, so a process manager knows work was lost.
-    setTimeout(() => {
-      const open = [...bridge.stillStopping].join(", ") || "accounts";
-      logger.error(`ShutdownTimeout (${grace} s) passed with work still in progress on ${open}: cut; exiting 1`);
-      process.exit(1);
-    }, grace * 1000).unref();
-    bridge.stop().then(
-      () => {
-        logger.info("stopped cleanly");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "stop failed");
-        process.exit(1);
-      },
-    );
-  };
+  const stop = shutdownHandler({
+    bridge,
+    logger,
+    graceSeconds: config.general.ShutdownTimeout,
+    exit: (code) => process.exit(code),
+  });
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("uncaughtException", (error) => {

@@ -1,12 +1,13 @@
-// Stopping the real bin: streams end properly, websockets get 1001, in-flight work gets ShutdownTimeout, and the exit
-// code says whether anything was cut.
+// Stopping the real bin: the outbound queues drain, new posts get 503, streams end properly, websockets get 1001,
+// in-flight work gets ShutdownTimeout, and the exit code says whether anything was cut.
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { describe, it } from "node:test";
-import { waitUntil, withTimeout } from "@switchboard/testkit";
+import { connectIrcUser, startNgircd, type Teardown, waitUntil, withTimeout } from "@switchboard/testkit";
 import WebSocket from "ws";
 import { startBridgeProcess } from "./bridge-process.ts";
+import { http, post } from "./helpers.ts";
 
 const CONFIG = (general: string) =>
   `[general]\n${general}\n[api.a]\nBindAddress = "127.0.0.1:0"\n[api.b]\nBindAddress = "127.0.0.1:0"\n` +
@@ -67,5 +68,86 @@ describe("graceful shutdown", { concurrency: 2 }, () => {
     const exit = await withTimeout(bridge.process.exited, 20_000, "exit");
     assert.deepEqual(exit, { code: 1, signal: null });
     assert.match(bridge.process.output, /ShutdownTimeout \(1 s\) passed with work still in progress on api\.a/);
+  });
+});
+
+/** A TCP server that hangs up on every connection: an IRC destination that never comes up. */
+async function hangingUpServer(t: Teardown): Promise<number> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+const DRAIN_CONFIG = (general: string, ircServer: string, ircKeys = "") =>
+  `[general]\n${general}\n` +
+  `[api.in]\nBindAddress = "127.0.0.1:0"\n` +
+  `[irc.out]\nServer = "${ircServer}"\nNick = "drainbot"\nRemoteNickFormat = "<{NICK}> "\n${ircKeys}\n` +
+  `[[gateway]]\nname = "g"\nenable = true\n` +
+  `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n` +
+  `[[gateway.inout]]\naccount = "irc.out"\nchannel = "#drain"\n`;
+
+/** Posts `count` messages m1..mN in order; each is queued for the IRC destination. */
+async function postNumbered(base: string, count: number): Promise<string[]> {
+  const texts: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const answer = await post(base, { text: `m${i}`, username: "bob", gateway: "g" });
+    assert.equal(answer.status, 200, answer.body);
+    texts.push(`<bob> m${i}`);
+  }
+  return texts;
+}
+
+describe("draining the outbound queues on a stop", { concurrency: 3 }, () => {
+  it("delivers every queued message to a paced destination, in order, then exits 0", async (t) => {
+    const server = await startNgircd(t);
+    const alice = await connectIrcUser(t, { ...server, nick: "alice", channels: ["#drain"] });
+    // MessageDelay paces the 30 messages out over seconds: the stop comes while most are still queued.
+    const bridge = await startBridgeProcess(
+      DRAIN_CONFIG("ShutdownTimeout = 60", `127.0.0.1:${server.port}`, "MessageDelay = 100"),
+      t,
+    );
+    const sent = await postNumbered(bridge.url("api.in"), 30);
+
+    bridge.process.killGroup("SIGTERM");
+    assert.deepEqual(await withTimeout(bridge.process.exited, 60_000, "exit"), { code: 0, signal: null });
+    await alice.waitForMessage("#drain", "<bob> m30", 10_000);
+    const received = alice.events.items.flatMap((e) => (e.type === "privmsg" && e.target === "#drain" ? [e.text] : []));
+    assert.deepEqual(received, sent);
+    assert.match(bridge.process.output, /stopped cleanly/);
+    assert.doesNotMatch(bridge.process.output, /not delivered/);
+  });
+
+  it("cuts a destination that never comes up after ShutdownTimeout, exits 1 and says how many were lost", async (t) => {
+    const port = await hangingUpServer(t);
+    const bridge = await startBridgeProcess(DRAIN_CONFIG("ShutdownTimeout = 1", `127.0.0.1:${port}`), t);
+    await postNumbered(bridge.url("api.in"), 30);
+
+    bridge.process.killGroup("SIGTERM");
+    assert.deepEqual(await withTimeout(bridge.process.exited, 20_000, "exit"), { code: 1, signal: null });
+    assert.match(bridge.process.output, /irc\.out #drain: 30 queued message\(s\) not delivered/);
+    assert.match(bridge.process.output, /ShutdownTimeout \(1 s\) passed with work still in progress on irc\.out/);
+  });
+
+  it("answers posts during the drain with 503 and Retry-After; a second signal cuts at once", async (t) => {
+    const port = await hangingUpServer(t);
+    const bridge = await startBridgeProcess(DRAIN_CONFIG("ShutdownTimeout = 60", `127.0.0.1:${port}`), t);
+    const base = bridge.url("api.in");
+    await postNumbered(base, 3);
+
+    bridge.process.killGroup("SIGTERM");
+    await bridge.process.waitForLine(/SIGTERM received: draining/, 10_000);
+    const refused = await post(base, { text: "too late", username: "bob", gateway: "g" });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers["retry-after"], "60");
+    assert.match((JSON.parse(refused.body) as { message: string }).message, /shutting down/);
+    // Reading is not new work: a poller may still collect what the bridge holds.
+    assert.equal((await http(`${base}/api/health`)).status, 200);
+
+    bridge.process.killGroup("SIGTERM");
+    assert.deepEqual(await withTimeout(bridge.process.exited, 20_000, "exit"), { code: 1, signal: null });
+    assert.match(bridge.process.output, /SIGTERM received again: cutting now/);
+    assert.match(bridge.process.output, /irc\.out #drain: 3 queued message\(s\) not delivered/);
   });
 });

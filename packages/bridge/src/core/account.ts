@@ -30,7 +30,7 @@ export interface RouteResult {
   /** Number of destination channels the message was handed to. */
   deliveries: number;
   /** Why nothing was delivered, when that is the case and the reason is known. */
-  dropped?: "ignored" | "no-route" | "internal-event";
+  dropped?: "ignored" | "no-route" | "internal-event" | "stopping";
 }
 
 /** How accounts hand what they receive to the core. */

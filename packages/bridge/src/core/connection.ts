@@ -85,6 +85,12 @@ export interface Connection {
    * other error is retried a few times, in order, then dropped. Must never feed the message back to `receive`.
    */
   send(delivery: Delivery): SendResult;
+  /**
+   * Optional. The bridge is stopping: refuse new inbound work from now on (an HTTP API answers 503 with
+   * Retry-After: `retryAfterSeconds`), but stay connected, keep sending what the queues drain, and keep serving
+   * reads, until `disconnect()`.
+   */
+  stopAccepting?(retryAfterSeconds: number): void;
   /** Closes everything this connection holds; called before each reconnect and at stop. Must be idempotent. */
   disconnect(): Promise<void>;
 }

@@ -65,6 +65,8 @@ export class OutboundQueue {
   #sleep: Delay | undefined;
   #droppedInBurst = 0;
   #droppedTotal = 0;
+  /** Resolved (and cleared) when the queue next holds nothing: a stop waits on this to drain. */
+  #emptyWaiters: (() => void)[] = [];
 
   constructor(policy: QueuePolicy, deps: QueueDeps) {
     this.#policy = policy;
@@ -112,6 +114,12 @@ export class OutboundQueue {
     return promise;
   }
 
+  /** Resolves once the queue holds nothing (at once if it is empty): every message sent, dropped or closed. */
+  whenEmpty(): Promise<void> {
+    if (this.#items.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#emptyWaiters.push(resolve));
+  }
+
   /** The account is connected again: send what was held. */
   resume(): void {
     // A pump still running (waiting out a pacing or retry delay) checks the state itself when its wait ends.
@@ -126,6 +134,7 @@ export class OutboundQueue {
     const left = this.#items.splice(0);
     for (const item of left) item.resolve("");
     this.#logDropSummary();
+    this.#notifyEmpty();
     return left.length;
   }
 
@@ -183,7 +192,10 @@ export class OutboundQueue {
       }
     } finally {
       this.#pumping = false;
-      if (this.#items.length === 0) this.#logDropSummary();
+      if (this.#items.length === 0) {
+        this.#logDropSummary();
+        this.#notifyEmpty();
+      }
     }
   }
 
@@ -242,6 +254,10 @@ export class OutboundQueue {
     item.resolve("");
     const tries = item.attempts + 1 + item.rateLimitWaits;
     deps.logger.warn({ ...where, attempts: tries, reason }, `message to ${deps.channel} dropped: ${reason}`);
+  }
+
+  #notifyEmpty(): void {
+    for (const resolve of this.#emptyWaiters.splice(0)) resolve();
   }
 
   /** Logged once when a burst of drops starts and once (with the count) when the queue has drained. */

@@ -133,12 +133,40 @@ export class SupervisedAccount implements Account {
     return total;
   }
 
-  async stop(): Promise<void> {
-    let undelivered = 0;
-    for (const queue of this.#queues.values()) undelivered += queue.close();
+  /** The bridge is stopping: the protocol refuses new inbound work (an HTTP API answers 503) but stays connected. */
+  stopAccepting(retryAfterSeconds: number): void {
+    this.connection.stopAccepting?.(retryAfterSeconds);
+  }
+
+  /**
+   * Resolves once every queue of this account is empty. A failed account can never send, so it is not waited for;
+   * one that is reconnecting is (it may come back within the stop's grace period).
+   */
+  async drained(): Promise<void> {
+    if (this.supervisor.state === "failed" || this.supervisor.state === "stopped") return;
+    await Promise.all([...this.#queues.values()].map((queue) => queue.whenEmpty()));
+  }
+
+  /** Drops what the queues still hold, logging the count per destination channel; returns the total. */
+  closeQueues(): number {
+    let total = 0;
+    for (const [channel, queue] of this.#queues) {
+      const undelivered = queue.close();
+      if (undelivered === 0) continue;
+      total += undelivered;
+      this.#logger.warn(
+        { channel, undelivered },
+        `${this.id} ${channel}: ${undelivered} queued message(s) not delivered (stopping)`,
+      );
+    }
+    return total;
+  }
+
+  /** Closes the queues (see closeQueues) and disconnects; resolves with how many queued messages were dropped. */
+  async stop(): Promise<number> {
+    const undelivered = this.closeQueues();
     for (const wait of this.#paceWaits) wait.cancel();
-    if (undelivered > 0)
-      this.#logger.warn({ undelivered }, `${this.id}: ${undelivered} queued message(s) not delivered (stopping)`);
     await this.supervisor.stop();
+    return undelivered;
   }
 }

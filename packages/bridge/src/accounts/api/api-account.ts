@@ -13,7 +13,7 @@ import { type PostTargets, parseBody, toMessage } from "./inbound.ts";
 import type { API_KEYS } from "./keys.ts";
 import { DEFAULT_BUFFER } from "./keys.ts";
 import { RingBuffer } from "./ring-buffer.ts";
-import { buildApiServer } from "./server.ts";
+import { buildApiServer, type ServingPhase } from "./server.ts";
 import { type ServerLimits, serverLimits } from "./server-limits.ts";
 import { StreamHub } from "./stream-hub.ts";
 import { WebsocketClients } from "./websocket.ts";
@@ -35,7 +35,9 @@ export class ApiAccount implements Connection {
   readonly #token: string | undefined;
   readonly #bodyLimit: number;
   readonly #limits: ServerLimits;
-  #stopping = false;
+  #phase: ServingPhase = "serving";
+  /** What a 503 during a stop tells clients to wait (the bridge's ShutdownTimeout). */
+  #retryAfterSeconds = 1;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
   /** Where this account may post: gateway name -> its channel there (the client names the gateway). */
@@ -73,7 +75,7 @@ export class ApiAccount implements Connection {
   async connect(): Promise<void> {
     const logger = this.#logger;
     const context = this.#context;
-    this.#stopping = false;
+    this.#phase = "serving";
     this.#hub = new StreamHub({
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
       onSlowClient: (buffered) => logger.warn({ buffered }, "stream client too slow; disconnected"),
@@ -97,7 +99,8 @@ export class ApiAccount implements Connection {
       post: (body) => this.#post(body),
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,
-      stopping: () => this.#stopping,
+      phase: () => this.#phase,
+      retryAfterSeconds: () => this.#retryAfterSeconds,
     });
     const { host, port } = parseBindAddress(this.bindAddress);
     try {
@@ -168,12 +171,21 @@ export class ApiAccount implements Connection {
   }
 
   /**
+   * The bridge is stopping and drains its queues: posted messages are refused (503 with Retry-After) from now on,
+   * while reads, streams and websockets go on, so that clients still get what is delivered to this account.
+   */
+  stopAccepting(retryAfterSeconds: number): void {
+    if (this.#phase === "serving") this.#phase = "draining";
+    this.#retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+
+  /**
    * Ends every stream (a complete chunked response) and closes every websocket with 1001 "going away", refuses new
    * requests, and resolves once in-flight requests have finished and every connection is closed. It does not cut
    * anything itself: the caller decides how long to wait (ShutdownTimeout).
    */
   async disconnect(): Promise<void> {
-    this.#stopping = true;
+    this.#phase = "closing";
     if (this.#dropTimer !== undefined) {
       clearTimeout(this.#dropTimer);
       this.#dropTimer = undefined;

@@ -2,7 +2,7 @@
 
 import type { ServerResponse } from "node:http";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import { connectedEvent, encodeMessage } from "../../message.ts";
 import { bearerChecker } from "./auth.ts";
@@ -36,9 +36,20 @@ export interface ApiServerDeps {
   post(body: PostedBody): { encoded: string; deliveries: number };
   addStream(response: ServerResponse): void;
   websockets: WebsocketClients;
-  /** True once the account is stopping: new requests are refused, answers close their connection. */
-  stopping(): boolean;
+  /** Where a stop stands (see ServingPhase). */
+  phase(): ServingPhase;
+  /** The Retry-After of a 503 during a stop, in seconds. */
+  retryAfterSeconds(): number;
 }
+
+/**
+ * serving: normal. draining (the bridge is stopping and its queues drain): posted messages are refused with 503,
+ * reads go on. closing (the account disconnects): every new request is refused. Answers given in either stopping
+ * phase close their connection, so that idle keep-alive clients do not hold up the stop.
+ */
+export type ServingPhase = "serving" | "draining" | "closing";
+
+const SHUTTING_DOWN = "the bridge is shutting down and takes no new messages; retry once it is back";
 
 /** Path -> the methods it answers; every other method gets 405 with Allow. */
 const ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
@@ -117,14 +128,18 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     logRequest(request.method, request.url, reply.statusCode, reply.elapsedTime);
     done();
   });
+  const refuseWhileStopping = (reply: FastifyReply) =>
+    sendError(reply.header("Retry-After", String(deps.retryAfterSeconds())), 503, SHUTTING_DOWN);
   // Answers given while stopping close their connection, so shutdown does not wait for idle keep-alive clients.
   app.addHook("onSend", (_request, reply, payload, done) => {
-    if (deps.stopping()) reply.header("connection", "close");
+    if (deps.phase() !== "serving") reply.header("connection", "close");
     done(null, payload);
   });
 
   app.addHook("onRequest", (request, reply, done) => {
-    if (deps.stopping()) return sendError(reply, 503, "the bridge is shutting down; retry shortly");
+    const phase = deps.phase();
+    // A POST is new work (the only route it reaches posts a message); reads may go on while the queues drain.
+    if (phase === "closing" || (phase === "draining" && request.method === "POST")) return refuseWhileStopping(reply);
     if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
       return sendError(reply, 400, "missing Host header (required by HTTP/1.1)");
     }
@@ -195,6 +210,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   app.post("/api/message", async (request, reply) => {
     if (!isPostedBody(request.body)) return sendError(reply, 415, UNSUPPORTED_MEDIA_TYPE);
     await largeBodyTurn(request.body.bytes.length);
+    // A post whose body was still arriving when the stop began is refused too: nothing is routed after the signal.
+    if (deps.phase() !== "serving") return refuseWhileStopping(reply);
     try {
       const { encoded, deliveries } = deps.post(request.body);
       return reply.type(JSON_TYPE).header("x-switchboard-deliveries", String(deliveries)).send(encoded);
