@@ -75,6 +75,11 @@ export interface TelegramSimulator {
   history(chatId: number): VisibleMessage[];
   /** Bot updates not yet confirmed with getUpdates' offset. */
   pendingUpdates(bot: SimulatedBot): number;
+  /**
+   * A fault: queues for the bot, under the next update id, whatever `make` returns (null, a message whose text is a
+   * number, an update without its message's chat...), sent as is. Confirmed by the offset like any update.
+   */
+  injectUpdate(bot: SimulatedBot, make: (updateId: number) => unknown): void;
   /** The next `count` calls (of `method`, or any) are answered 429 with this retry_after (seconds, default 1). */
   rateLimit(count: number, options?: { retryAfter?: number; method?: string }): void;
   /** Cuts every open connection at once (held long polls fail); returns how many were cut. */
@@ -317,6 +322,7 @@ export async function startTelegramSimulator(
         }));
     },
     pendingUpdates: (bot) => botState(bot).updates.length,
+    injectUpdate: (bot, make) => botState(bot).pushRaw(make),
     rateLimit(count, { retryAfter = 1, method } = {}) {
       limits.push({ left: count, retryAfter, method });
     },

@@ -2,10 +2,11 @@
 // functions turn one Bot API Message into a Message for the core. As in Matterbridge: users are named by @username
 // (UseFirstName / UseFullName change that), a reply carries its parent's id and, unless QuoteDisable, the quoted
 // text (QuoteFormat, QuoteLengthLimit), forwards say where they come from, formatting entities become Markdown, and
-// edits are relayed with EditSuffix unless EditDisable. Unlike Matterbridge, "/me text" is an action (user_action).
-import type { MessageEntity, Message as TgMessage, User } from "grammy/types";
+// edits are relayed with EditSuffix unless EditDisable. Unlike Matterbridge, "/me text" is an action (user_action),
+// and a user without any name is named by their id (Matterbridge showed "<>").
 import { Events, emptyMessage, type Message } from "../../message.ts";
 import { messageKey } from "./ids.ts";
+import type { TgEntity, TgMessage, TgUser } from "./update-shape.ts";
 
 export interface InboundSettings {
   UseFirstName: boolean;
@@ -18,13 +19,13 @@ export interface InboundSettings {
 
 const UNKNOWN = "unknown";
 
-export function userName(user: User | undefined, settings: InboundSettings): string {
+export function userName(user: TgUser | undefined, settings: InboundSettings): string {
   if (user === undefined) return "";
   let name = "";
   if (settings.UseFirstName) name = user.first_name;
   if (settings.UseFullName && user.first_name && user.last_name) name = `${user.first_name} ${user.last_name}`;
-  if (name === "") name = user.username ?? user.first_name;
-  return name;
+  if (name === "") name = user.username || user.first_name;
+  return name || String(user.id);
 }
 
 /** Who wrote it: a user, or a chat (channel posts, anonymous admins), or the channel post's signature. */
@@ -34,12 +35,10 @@ function author(message: TgMessage, settings: InboundSettings): { username: stri
   const chat = message.sender_chat;
   if (chat !== undefined) {
     userid = String(chat.id);
-    const title = "title" in chat ? chat.title : undefined;
-    const handle = "username" in chat ? chat.username : undefined;
-    username = (handle ?? title ?? username) || username;
+    username = chat.username || chat.title || username || username;
   }
   if (username === "" && message.author_signature) username = message.author_signature;
-  return { username: username || UNKNOWN, userid };
+  return { username: username || userid || UNKNOWN, userid };
 }
 
 const MARKS: Record<string, [string, string]> = {
@@ -52,26 +51,33 @@ const MARKS: Record<string, [string, string]> = {
 
 /**
  * Entities as Markdown marks, and text links as "text (url)". Offsets are UTF-16 code units, as in JavaScript
- * strings; marks are inserted from the end so earlier offsets stay valid, and nested entities close inside out.
+ * strings. The marks are sorted by position and the text is cut once at each (a text of 40,000 characters with an
+ * entity every other character was a copy of the whole text per mark before); nested entities close inside out.
  */
-export function entitiesToMarkdown(text: string, entities: readonly MessageEntity[] | undefined): string {
+export function entitiesToMarkdown(text: string, entities: readonly TgEntity[] | undefined): string {
   if (!entities?.length) return text;
   const inserts: { at: number; text: string; order: number }[] = [];
   entities.forEach((entity, index) => {
     const end = entity.offset + entity.length;
-    if (entity.offset < 0 || end > text.length) return;
+    if (entity.offset < 0 || entity.length < 0 || end > text.length) return;
     if (entity.type === "text_link") {
-      inserts.push({ at: end, text: ` (${entity.url})`, order: -index });
+      if (entity.url) inserts.push({ at: end, text: ` (${entity.url})`, order: -index });
       return;
     }
-    const marks = MARKS[entity.type];
+    const marks = Object.hasOwn(MARKS, entity.type) ? MARKS[entity.type] : undefined;
     if (marks === undefined) return;
     inserts.push({ at: entity.offset, text: marks[0], order: index }, { at: end, text: marks[1], order: -index });
   });
-  inserts.sort((a, b) => b.at - a.at || a.order - b.order);
-  let out = text;
-  for (const insert of inserts) out = out.slice(0, insert.at) + insert.text + out.slice(insert.at);
-  return out;
+  // At one position, the mark of the later opening entity (or of the earlier closing one) comes first.
+  inserts.sort((a, b) => a.at - b.at || b.order - a.order);
+  const parts: string[] = [];
+  let last = 0;
+  for (const insert of inserts) {
+    parts.push(text.slice(last, insert.at), insert.text);
+    last = insert.at;
+  }
+  parts.push(text.slice(last));
+  return parts.join("");
 }
 
 export function quoted(text: string, nick: string, quote: string, settings: InboundSettings): string {
@@ -94,9 +100,9 @@ function forwardedFrom(message: TgMessage, settings: InboundSettings): string | 
     case "hidden_user":
       return origin.sender_user_name || UNKNOWN;
     case "chat":
-      return ("title" in origin.sender_chat ? origin.sender_chat.title : undefined) ?? UNKNOWN;
+      return origin.sender_chat?.title || UNKNOWN;
     case "channel":
-      return origin.chat.title ?? UNKNOWN;
+      return origin.chat?.title || UNKNOWN;
     default:
       return UNKNOWN;
   }
@@ -148,7 +154,13 @@ export function textMessage(
 export function presenceMessages(message: TgMessage, channel: string): Message[] {
   const joined = message.new_chat_members ?? [];
   const left = message.left_chat_member;
-  const event = (user: User, text: string) =>
-    emptyMessage({ text, channel, username: user.first_name, userid: String(user.id), event: Events.joinLeave });
+  const event = (user: TgUser, text: string) =>
+    emptyMessage({
+      text,
+      channel,
+      username: user.first_name || String(user.id),
+      userid: String(user.id),
+      event: Events.joinLeave,
+    });
   return [...joined.map((user) => event(user, "joined chat")), ...(left ? [event(left, "left chat")] : [])];
 }

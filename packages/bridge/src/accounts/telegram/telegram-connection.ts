@@ -4,17 +4,18 @@
 // reconnects, continuing from the last update handled (Telegram keeps unread updates, so nothing said meanwhile is
 // lost). join() checks that the bot is in each chat. send() is one sendMessage / editMessageText / deleteMessage.
 import { Api } from "grammy";
-import type { Message as TgMessage, Update } from "grammy/types";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import type { Connection, ConnectionContext, JoinRequest } from "../../core/connection.ts";
 import { Events } from "../../message.ts";
+import { MalformedEvents } from "../malformed-events.ts";
 import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
 import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
 import { presenceMessages, textMessage } from "./inbound.ts";
 import type { TELEGRAM_KEYS } from "./keys.ts";
 import { type OutboundText, outboundText, type ParseMode } from "./outbound.ts";
+import { readUpdate, type TgMessage, updateIdOf } from "./update-shape.ts";
 
 type Settings = AccountConfig<typeof TELEGRAM_KEYS>["settings"];
 
@@ -23,6 +24,8 @@ const POLL_SECONDS = 50;
 /** A call with no answer after this long counts as a dead link (a long poll plus slack). */
 const CALL_TIMEOUT_SECONDS = POLL_SECONDS + 25;
 const UPDATE_KINDS = ["message", "edited_message", "channel_post", "edited_channel_post"] as const;
+/** A batch in which no update has a usable id cannot move the offset: ask again after this pause, not at once. */
+const UNREADABLE_BATCH_PAUSE_MS = 1000;
 
 export class TelegramConnection implements Connection {
   readonly #settings: Settings;
@@ -35,12 +38,14 @@ export class TelegramConnection implements Connection {
   #offset = 0;
   /** Bridged channels, as configured ("<chat>" or "<chat>/<topic>"). */
   readonly #channels = new Set<string>();
+  readonly #malformed: MalformedEvents;
 
   constructor(config: AccountConfig<typeof TELEGRAM_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
     this.#apiRoot = config.settings.ApiURL.replace(/\/+$/, "");
+    this.#malformed = new MalformedEvents(context.logger);
     for (const membership of context.memberships) {
       const address = parseChannel(membership.channel);
       if (address !== undefined) this.#channels.add(channelName(address.chatId, address.topicId));
@@ -191,7 +196,7 @@ export class TelegramConnection implements Connection {
 
   async #pollLoop(api: Api, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      let updates: Update[];
+      let updates: unknown;
       try {
         updates = await api.getUpdates(
           { offset: this.#offset, timeout: POLL_SECONDS, allowed_updates: [...UPDATE_KINDS] },
@@ -209,28 +214,37 @@ export class TelegramConnection implements Connection {
         }
         return;
       }
-      for (const update of updates) {
-        if (signal.aborted) return;
-        this.#offset = update.update_id + 1;
-        try {
-          this.#handle(api, update);
-        } catch (error) {
-          this.#logger.error({ err: error, update: update.update_id }, "could not handle a Telegram update");
-        }
+      if (signal.aborted) return;
+      const batch = Array.isArray(updates) ? (updates as unknown[]) : [updates];
+      // The offset moves past the whole batch before anything in it is handled: an update that cannot be read is
+      // skipped once, never asked for again (nor, after a restart, again and again).
+      const before = this.#offset;
+      for (const update of batch) {
+        const id = updateIdOf(update);
+        if (id !== undefined && id >= this.#offset) this.#offset = id + 1;
       }
+      for (const update of batch) {
+        if (signal.aborted) return;
+        this.#malformed.guard("a Telegram update", update, () => this.#handle(api, update));
+      }
+      if (batch.length > 0 && this.#offset === before) await pause(UNREADABLE_BATCH_PAUSE_MS, signal);
     }
   }
 
-  #handle(api: Api, update: Update): void {
-    const edited = update.edited_message ?? update.edited_channel_post;
-    const message = update.message ?? update.channel_post ?? edited;
-    if (message === undefined) return;
+  #handle(api: Api, raw: unknown): void {
+    const update = readUpdate(raw);
+    if (update.kind === "malformed") {
+      this.#malformed.skip("a Telegram update", raw, update.reason);
+      return;
+    }
+    if (update.kind !== "message") return;
+    const { message, edited } = update;
     if (this.#answeredChatId(api, message)) return;
     const channel = this.#channelOf(message);
     if (channel === undefined) return;
-    if (edited !== undefined && this.#settings.EditDisable) return;
+    if (edited && this.#settings.EditDisable) return;
     for (const presence of presenceMessages(message, channel)) this.#context.receive(presence);
-    const relayed = textMessage(message, channel, this.#settings, edited !== undefined);
+    const relayed = textMessage(message, channel, this.#settings, edited);
     if (relayed !== undefined) this.#context.receive(relayed);
     else if (this.#context.debug) this.#logger.debug({ channel }, "a Telegram message without text was not relayed");
   }
@@ -256,6 +270,19 @@ export class TelegramConnection implements Connection {
       .catch((error: unknown) => this.#logger.warn({ err: error }, "could not answer /chatId"));
     return true;
   }
+}
+
+/** Resolves after `ms`, or at once when the poll is aborted. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
 }
 
 /** An error whose message says what was being done; the token never appears (grammy redacts it). */

@@ -160,14 +160,14 @@ const getUpdates: Handler = ({ bot, params, signal }) => {
   const previous = bot.poll;
   bot.poll = undefined;
   previous?.answer(conflict("terminated by other getUpdates request; make sure that only one bot instance is running"));
-  if (bot.updates.length > 0 || timeout === 0) return bot.updates.slice(0, limit);
-  return new Promise<Update[]>((resolve, reject) => {
+  if (bot.updates.length > 0 || timeout === 0) return bot.render(bot.updates.slice(0, limit));
+  return new Promise<unknown[]>((resolve, reject) => {
     const poll = {
       answer: (updates: Update[] | Error) => {
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         if (updates instanceof Error) reject(updates);
-        else resolve(updates.slice(0, limit));
+        else resolve(bot.render(updates.slice(0, limit)));
       },
     };
     const timer = setTimeout(() => {

@@ -72,6 +72,8 @@ export class BotState {
   allowedUpdates: string[] | undefined;
   /** The getUpdates request being held, if any: answering it ends the long poll. */
   poll: { answer(updates: Update[] | Error): void } | undefined;
+  /** What a test injected in place of an update (a fault): sent as is, confirmed by the offset like any update. */
+  readonly #injected = new WeakMap<Update, unknown>();
 
   constructor(
     readonly user: User,
@@ -82,7 +84,23 @@ export class BotState {
     if (this.allowedUpdates !== undefined && this.allowedUpdates.length > 0 && !this.allowedUpdates.includes(kind)) {
       return;
     }
-    this.updates.push({ update_id: this.nextUpdateId++, [kind]: payload });
+    this.#queue({ update_id: this.nextUpdateId++, [kind]: payload });
+  }
+
+  /** Queues whatever `make` returns for the next update id, unchecked (null, a number text, a missing chat...). */
+  pushRaw(make: (updateId: number) => unknown): void {
+    const update: Update = { update_id: this.nextUpdateId++ };
+    this.#injected.set(update, make(update.update_id));
+    this.#queue(update);
+  }
+
+  /** The updates as getUpdates shows them: injected ones as the test made them. */
+  render(updates: Update[]): unknown[] {
+    return updates.map((update) => (this.#injected.has(update) ? this.#injected.get(update) : update));
+  }
+
+  #queue(update: Update): void {
+    this.updates.push(update);
     const poll = this.poll;
     if (poll !== undefined) {
       this.poll = undefined;

@@ -1,0 +1,72 @@
+// What an account does with an event from its platform that it cannot read (a field of the wrong type, a null where
+// an object belongs, a handler that throws on it): skip it, say so, and carry on. One bad event from a misbehaving
+// server must never take the account or the process down, and a flood of them must not flood the log: one line per
+// window, counting the ones skipped quietly since the last line.
+import type { Logger } from "pino";
+
+/** At most one line per this many milliseconds per account. */
+const LOG_WINDOW_MS = 60_000;
+/** How much of the event a log line shows. */
+const EXCERPT_CHARS = 300;
+
+/** The first characters of an event as JSON, for the log line (never throws: cycles and BigInts are described). */
+export function excerpt(event: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(event) ?? String(event);
+  } catch {
+    text = Object.prototype.toString.call(event);
+  }
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+export class MalformedEvents {
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  #lastLogAt = Number.NEGATIVE_INFINITY;
+  #quiet = 0;
+  /** Every event skipped, logged or not. */
+  skipped = 0;
+
+  constructor(logger: Logger, now: () => number = Date.now) {
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  /** Records one skipped event; `what` names it ("a Telegram update", "a Slack event"), `reason` says why. */
+  skip(what: string, event: unknown, reason: unknown): void {
+    this.skipped++;
+    const now = this.#now();
+    if (now - this.#lastLogAt < LOG_WINDOW_MS) {
+      this.#quiet++;
+      return;
+    }
+    const quiet = this.#quiet;
+    this.#lastLogAt = now;
+    this.#quiet = 0;
+    const because = reason instanceof Error ? reason.message : String(reason);
+    const more = quiet > 0 ? ` (and ${quiet} more since the last such line)` : "";
+    this.#logger.warn(
+      { event: excerpt(event), reason: because, skipped: this.skipped },
+      `skipped ${what} the bridge cannot read: ${because}${more}`,
+    );
+  }
+
+  /** Runs a handler for one event; a throw skips the event instead of escaping. */
+  guard(what: string, event: unknown, handle: () => void): void {
+    try {
+      handle();
+    } catch (error) {
+      this.skip(what, event, error);
+    }
+  }
+
+  /** The same for an asynchronous handler: a rejection skips the event. */
+  async guardAsync(what: string, event: unknown, handle: () => Promise<void>): Promise<void> {
+    try {
+      await handle();
+    } catch (error) {
+      this.skip(what, event, error);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+// Property-based checks of each protocol's inbound reading: arbitrary JSON, and shapes that are nearly right (each
+// field either of its type or anything else), fed to the functions that turn a platform's event into messages. No
+// throw may escape, and whatever comes out is a well-formed message that came from something that was a message.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { entitiesToMarkdown, presenceMessages, textMessage } from "../src/accounts/telegram/inbound.ts";
+import { readUpdate, type TgEntity } from "../src/accounts/telegram/update-shape.ts";
+import { MESSAGE_FIELDS, type Message } from "../src/message.ts";
+
+const RUNS = { numRuns: 500 };
+
+/** The field's right type, or any JSON in its place (a misbehaving server's version of it). */
+function nearly<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight: 3, arbitrary: right }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
+}
+
+/** Each message has its 13 fields with the types the JSON codec writes. */
+export function assertWellFormed(messages: readonly Message[]): void {
+  for (const message of messages) {
+    for (const field of MESSAGE_FIELDS) {
+      if (field === "Extra") continue;
+      assert.equal(typeof message[field], "string", `${field} is a string in ${JSON.stringify(message)}`);
+    }
+  }
+}
+
+describe("telegram inbound reading", () => {
+  const user = fc.record(
+    { id: nearly(fc.integer()), first_name: nearly(fc.string()), username: nearly(fc.string()) },
+    { requiredKeys: [] },
+  );
+  const entity = fc.record({
+    type: nearly(fc.constantFrom("bold", "italic", "code", "pre", "text_link", "mention", "toString")),
+    offset: nearly(fc.integer({ min: -2, max: 30 })),
+    length: nearly(fc.integer({ min: -2, max: 30 })),
+    url: nearly(fc.webUrl()),
+  });
+  const message = fc.record(
+    {
+      message_id: nearly(fc.nat()),
+      chat: nearly(fc.record({ id: nearly(fc.integer()), title: nearly(fc.string()) }, { requiredKeys: [] })),
+      from: nearly(user),
+      sender_chat: nearly(fc.record({ id: nearly(fc.integer()), title: nearly(fc.string()) })),
+      text: nearly(fc.string()),
+      caption: nearly(fc.string()),
+      entities: nearly(fc.array(nearly(entity), { maxLength: 6 })),
+      reply_to_message: nearly(fc.record({ message_id: fc.nat(), chat: fc.record({ id: fc.integer() }) })),
+      forward_origin: nearly(fc.record({ type: nearly(fc.constantFrom("user", "hidden_user", "chat", "channel")) })),
+      new_chat_members: nearly(fc.array(nearly(user), { maxLength: 3 })),
+      left_chat_member: nearly(user),
+      is_topic_message: nearly(fc.boolean()),
+      message_thread_id: nearly(fc.nat()),
+    },
+    { requiredKeys: [] },
+  );
+  const update = fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }),
+    fc.record(
+      {
+        update_id: nearly(fc.nat()),
+        message: nearly(message),
+        edited_message: nearly(message),
+        channel_post: nearly(message),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  const settings = {
+    UseFirstName: false,
+    UseFullName: false,
+    QuoteDisable: false,
+    QuoteFormat: "",
+    QuoteLengthLimit: 10,
+    EditSuffix: "",
+  };
+
+  it("never throws, and relays only what was a message", () => {
+    fc.assert(
+      fc.property(update, (raw) => {
+        const read = readUpdate(raw);
+        if (read.kind !== "message") return;
+        const relayed = [...presenceMessages(read.message, "c")];
+        const text = textMessage(read.message, "c", settings, read.edited);
+        if (text !== undefined) relayed.push(text);
+        assertWellFormed(relayed);
+        for (const relayedMessage of relayed) assert.notEqual(relayedMessage.username, "", "every message has a nick");
+      }),
+      RUNS,
+    );
+  });
+
+  it("reads entities in one pass with the same result as inserting each mark into the text", () => {
+    const entities = fc.array(
+      fc.record({
+        type: fc.constantFrom("bold", "italic", "code", "pre", "text_link", "strikethrough", "mention"),
+        offset: fc.integer({ min: -1, max: 25 }),
+        length: fc.integer({ min: -1, max: 25 }),
+        url: fc.constant("https://x.test"),
+      }),
+      { maxLength: 8 },
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 24 }), entities, (text, list) => {
+        assert.equal(entitiesToMarkdown(text, list), insertEachMark(text, list));
+      }),
+      RUNS,
+    );
+  });
+
+  it("converts 40,000 characters with an entity on every other one", () => {
+    const text = "ab".repeat(20_000);
+    const list: TgEntity[] = [];
+    for (let offset = 0; offset < text.length; offset += 2) list.push({ type: "bold", offset, length: 1 });
+    assert.equal(entitiesToMarkdown(text, list), "*a*b".repeat(20_000));
+  });
+});
+
+/** The former conversion, one copy of the text per mark: the reference the one-pass conversion must match. */
+function insertEachMark(text: string, entities: readonly TgEntity[]): string {
+  const marks: Record<string, [string, string]> = {
+    bold: ["*", "*"],
+    italic: ["_", "_"],
+    strikethrough: ["~", "~"],
+    code: ["`", "`"],
+    pre: ["```\n", "\n```"],
+  };
+  const inserts: { at: number; text: string; order: number }[] = [];
+  entities.forEach((entity, index) => {
+    const end = entity.offset + entity.length;
+    if (entity.offset < 0 || entity.length < 0 || end > text.length) return;
+    if (entity.type === "text_link") {
+      if (entity.url) inserts.push({ at: end, text: ` (${entity.url})`, order: -index });
+      return;
+    }
+    const pair = marks[entity.type];
+    if (pair === undefined) return;
+    inserts.push({ at: entity.offset, text: pair[0], order: index }, { at: end, text: pair[1], order: -index });
+  });
+  inserts.sort((a, b) => b.at - a.at || a.order - b.order);
+  let out = text;
+  for (const insert of inserts) out = out.slice(0, insert.at) + insert.text + out.slice(insert.at);
+  return out;
+}
