@@ -212,3 +212,48 @@ describe("outbound queue", () => {
     assert.equal(r.account("a").queued, 0);
   });
 });
+
+describe("outbound queues at a stop", () => {
+  it("drain() resolves once a paced queue has sent everything; what arrives meanwhile is not routed", async () => {
+    const r = await started("MessageDelay = 100");
+    burst(r, "1", "2", "3");
+    r.bridge.stopAccepting(5);
+    let drained = false;
+    const drain = r.bridge.drain().then(() => {
+      drained = true;
+    });
+    r.receive("b", "late");
+    await r.clock.advance(100);
+    assert.equal(drained, false, "one message is still queued");
+    await r.clock.advance(100);
+    await drain;
+    assert.deepEqual(r.connection("a").texts, ["1", "2", "3"]);
+    await r.stop();
+    assert.equal(r.bridge.undelivered, 0);
+    assert.equal(logsWith(r, "1 message(s) received while stopping were not relayed").length, 1);
+  });
+
+  it("stop() drops what a destination that is down still holds, counted per destination", async () => {
+    const r = await started("");
+    await takeDown(r);
+    burst(r, "1", "2", "3");
+    await r.stop();
+    assert.equal(r.bridge.undelivered, 3);
+    const lines = logsWith(r, "fake.a #a: 3 queued message(s) not delivered");
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.["channel"], "#a");
+  });
+
+  it("cut() empties the queues at once and ends a drain still waiting", async () => {
+    const r = await started("MessageDelay = 100");
+    burst(r, "1", "2", "3");
+    r.bridge.stopAccepting(5);
+    const drain = r.bridge.drain();
+    assert.deepEqual(r.bridge.busyAccounts(), ["fake.a"]);
+    r.bridge.cut();
+    await drain;
+    assert.equal(r.bridge.undelivered, 2);
+    assert.deepEqual(r.bridge.busyAccounts(), []);
+    assert.deepEqual(r.connection("a").texts, ["1"]);
+  });
+});
