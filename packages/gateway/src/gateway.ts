@@ -17,6 +17,7 @@ import { ModelsInFlight } from "./lifecycle/in-flight.ts";
 import { LifecycleManager } from "./lifecycle/manager.ts";
 import { OperationStore } from "./lifecycle/operations.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
+import { closeBudget, logStoreCondition } from "./policy/budget-log.ts";
 import { SpendRecorder } from "./policy/spend.ts";
 import { loadTokenizer } from "./policy/tokens.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
@@ -62,9 +63,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const timeouts = { requestTimeoutMs: config.server.request_timeout_seconds * 1000 };
   // Before anything starts: a corrupted spend state file stops start-up with a ConfigError.
   const budget = config.budget
-    ? new Budget(config.budget, {
-        onSaveError: (error) => logger.error({ err: error }, "could not save the spend state"),
-      })
+    ? new Budget(config.budget, { store: { onChange: logStoreCondition(logger, config.budget.stateFile) } })
     : undefined;
   const prices = config.prices;
   const spend = new SpendRecorder(prices, budget, logger);
@@ -227,7 +226,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       clearTimeout(grace);
       clearInterval(sweep);
       await registry.close();
-      budget?.close();
+      closeBudget(budget, logger);
       stopTracing?.();
       return { cut: shutdown.cut };
     },

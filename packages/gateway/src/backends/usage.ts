@@ -30,3 +30,31 @@ export function openAiUsage(usage: TokenUsage): Record<string, unknown> {
 }
 
 export const NO_USAGE: TokenUsage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+
+/**
+ * The most tokens one call can plausibly use of each kind: well above any context window (a few million tokens), far
+ * below what makes a price overflow. Usage comes from the backend's answer and is untrusted input.
+ */
+export const MAX_TOKENS_PER_CALL = 100_000_000;
+
+/** A token count from an answer, made plausible: not a finite number ≥ 0 → 0, more than the bound → the bound. */
+export function plausibleTokens(value: number): number {
+  if (!(value >= 0)) return 0;
+  return Math.min(value, MAX_TOKENS_PER_CALL);
+}
+
+/** The usage with every count made plausible, or undefined when it already was. */
+export function implausibleUsageFixed(usage: TokenUsage): TokenUsage | undefined {
+  const fixed: TokenUsage = {
+    inputTokens: plausibleTokens(usage.inputTokens),
+    cacheReadTokens: plausibleTokens(usage.cacheReadTokens),
+    cacheWriteTokens: plausibleTokens(usage.cacheWriteTokens),
+    outputTokens: plausibleTokens(usage.outputTokens),
+  };
+  const same =
+    fixed.inputTokens === usage.inputTokens &&
+    fixed.cacheReadTokens === usage.cacheReadTokens &&
+    fixed.cacheWriteTokens === usage.cacheWriteTokens &&
+    fixed.outputTokens === usage.outputTokens;
+  return same ? undefined : fixed;
+}

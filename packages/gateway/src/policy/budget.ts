@@ -1,6 +1,12 @@
 import type { BudgetSettings } from "../config/types.ts";
 import type { Candidate, Filter, FilterContext, Rejection } from "../routing/types.ts";
-import { loadSpendState, type SpendState, SpendStore } from "./spend-store.ts";
+import {
+  loadSpendState,
+  type SpendState,
+  SpendStore,
+  type SpendStoreOptions,
+  type StoreCondition,
+} from "./spend-store.ts";
 
 export type BudgetStatus = "Normal" | "SoftLimit" | "HardLimit";
 
@@ -31,10 +37,10 @@ export class Budget {
   #lastRecorded: Date | undefined;
 
   /** Loads the spend so far; throws ConfigError when the state file is corrupted. */
-  constructor(settings: BudgetSettings, options: { now?: () => Date; onSaveError?: (error: unknown) => void } = {}) {
+  constructor(settings: BudgetSettings, options: { now?: () => Date; store?: SpendStoreOptions } = {}) {
     this.#settings = settings;
     this.#now = options.now ?? (() => new Date());
-    this.#store = new SpendStore(settings.stateFile, options.onSaveError ?? (() => {}));
+    this.#store = new SpendStore(settings.stateFile, options.store);
     const now = this.#now;
     const today = now();
     this.#state = loadSpendState(settings.stateFile) ?? {
@@ -50,11 +56,17 @@ export class Budget {
     return this.#settings;
   }
 
-  /** Adds a call's cost. */
+  /** Whether the state file takes writes (`/health`, `/v1/stats` and `/metrics` show it). */
+  get storeCondition(): StoreCondition {
+    return this.#store.condition;
+  }
+
+  /** Adds a call's cost. A cost that is not a finite positive number, or that would make the spend one, is ignored. */
   record(costUsd: number): void {
-    if (!(costUsd > 0)) return;
+    if (!(costUsd > 0) || !Number.isFinite(costUsd)) return;
     const now = this.#now();
     this.#rollOver(now);
+    if (!Number.isFinite(this.#state.monthUsd + costUsd)) return;
     this.#state.monthUsd += costUsd;
     this.#state.dayUsd += costUsd;
     this.#lastRecorded = now;
@@ -131,6 +143,7 @@ export class Budget {
       soft_limit_threshold: this.#settings.softLimitPercent,
       hard_limit_action: ACTION_NAMES[this.#settings.hardLimitAction],
       next_reset_date: nextMonthStart(now),
+      state_store: this.storeCondition.state,
     };
   }
 

@@ -1,6 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
 import { ConfigError } from "../config/config-error.ts";
+import { readStateFile, replaceStateFile } from "./state-file.ts";
 
 /** What survives a restart: the spend of the current UTC month and day. */
 export interface SpendState {
@@ -19,14 +18,14 @@ const FORMAT_VERSION = 1;
  * start-up (a ConfigError, one line): silently starting from zero would lift the budget.
  */
 export function loadSpendState(path: string): SpendState | undefined {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, "utf8");
+    text = readStateFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    throw new ConfigError(`budget state file ${path}: cannot read it (${code})`);
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new ConfigError(`budget state file ${path}: cannot read it (${code === "EUNSAFE" ? message : code})`);
   }
+  if (text === undefined) return undefined;
   const corrupted = (why: string) =>
     new ConfigError(
       `budget state file ${path} is corrupted (${why}); fix it, or move it away to start this month's spend from 0`,
@@ -42,52 +41,107 @@ export function loadSpendState(path: string): SpendState | undefined {
   const { month, month_usd: monthUsd, day, day_usd: dayUsd } = record;
   if (typeof month !== "string" || !/^\d{4}-\d{2}$/.test(month)) throw corrupted('"month" must be "YYYY-MM"');
   if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(day)) throw corrupted('"day" must be "YYYY-MM-DD"');
-  if (typeof monthUsd !== "number" || !(monthUsd >= 0)) throw corrupted('"month_usd" must be a number >= 0');
-  if (typeof dayUsd !== "number" || !(dayUsd >= 0)) throw corrupted('"day_usd" must be a number >= 0');
+  // JSON.parse reads 1e309 as Infinity: a spend that can never be paid off is as corrupted as a negative one.
+  const usd = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+  if (!usd(monthUsd)) throw corrupted('"month_usd" must be a finite number >= 0');
+  if (!usd(dayUsd)) throw corrupted('"day_usd" must be a finite number >= 0');
   return { month, monthUsd, day, dayUsd };
 }
 
+/** Whether the state file takes writes: "failing" from a failed write until one succeeds. */
+export type StoreCondition = { state: "ok" } | { state: "failing"; reason: string };
+
+export interface SpendStoreOptions {
+  /** Called when the condition changes (ok → failing, failing → ok), not on every failed write. */
+  onChange?: (condition: StoreCondition) => void;
+  /** First retry after a failed write; each further failure doubles it, up to `maxRetryMs`. */
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
 /**
- * Writes the state atomically: a temporary file beside it, fsync, rename over the old one, fsync of the folder. A
- * crash at any point leaves either the old state or the new one, never a torn file. Writes are coalesced: while one is
- * pending, later states only replace what it will write.
+ * Writes the state file (see replaceStateFile) after the current turn's work: a burst of completions becomes one
+ * write, later states only replace what the pending write will write. A failed write keeps the state in memory and is
+ * retried with backoff (spend still counts; the next write carries all of it).
  */
 export class SpendStore {
   readonly #path: string;
+  readonly #onChange: (condition: StoreCondition) => void;
+  readonly #firstRetryMs: number;
+  readonly #maxRetryMs: number;
   #next: SpendState | undefined;
-  #scheduled = false;
+  /** Cancels the write scheduled (after this turn, or a retry); undefined when none is. */
+  #scheduled: (() => void) | undefined;
+  #condition: StoreCondition = { state: "ok" };
+  #retryMs: number;
 
-  constructor(
-    path: string,
-    private readonly onError: (error: unknown) => void,
-  ) {
+  constructor(path: string, options: SpendStoreOptions = {}) {
     this.#path = path;
+    this.#onChange = options.onChange ?? (() => {});
+    this.#firstRetryMs = options.firstRetryMs ?? 1_000;
+    this.#maxRetryMs = options.maxRetryMs ?? 60_000;
+    this.#retryMs = this.#firstRetryMs;
+  }
+
+  get condition(): StoreCondition {
+    return this.#condition;
   }
 
   save(state: SpendState): void {
     this.#next = { ...state };
+    // While failing, the retry timer writes the latest state: no write per completion against a broken file.
     if (this.#scheduled) return;
-    this.#scheduled = true;
-    // After the current request's work: a burst of completions becomes one write.
-    setImmediate(() => {
-      const pending = this.#next;
-      try {
-        this.flush();
-      } catch (error) {
-        this.#next ??= pending; // kept for the next attempt
-        this.onError(error);
-      }
-    });
+    const immediate = setImmediate(() => this.#attempt());
+    this.#scheduled = () => clearImmediate(immediate);
   }
 
-  /** Writes what is pending now (also at shutdown). Errors are thrown to the caller. */
+  /** Writes what is pending now (at shutdown), with no more retries. Throws when the write fails. */
   flush(): void {
-    this.#scheduled = false;
+    this.#scheduled?.();
+    this.#scheduled = undefined;
     const state = this.#next;
     if (!state) return;
-    this.#next = undefined;
-    writeAtomically(this.#path, serialise(state));
+    this.#write(state);
   }
+
+  #attempt(): void {
+    this.#scheduled = undefined;
+    const state = this.#next;
+    if (!state) return;
+    try {
+      this.#write(state);
+    } catch {
+      const retry = setTimeout(() => this.#attempt(), this.#retryMs);
+      retry.unref();
+      this.#scheduled = () => clearTimeout(retry);
+      this.#retryMs = Math.min(this.#retryMs * 2, this.#maxRetryMs);
+    }
+  }
+
+  /** One write; on failure the state stays pending and the condition turns "failing" (reported once). */
+  #write(state: SpendState): void {
+    try {
+      replaceStateFile(this.#path, serialise(state));
+    } catch (error) {
+      const reason = describe(error);
+      if (this.#condition.state === "ok") {
+        this.#condition = { state: "failing", reason };
+        this.#onChange(this.#condition);
+      }
+      throw error;
+    }
+    if (this.#next === state) this.#next = undefined;
+    this.#retryMs = this.#firstRetryMs;
+    if (this.#condition.state === "failing") {
+      this.#condition = { state: "ok" };
+      this.#onChange(this.#condition);
+    }
+  }
+}
+
+/** One line, no stack: "EACCES: permission denied, open '…'". */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function serialise(state: SpendState): string {
@@ -100,27 +154,4 @@ function serialise(state: SpendState): string {
     updated_at: new Date().toISOString(),
   };
   return `${JSON.stringify(record, null, 2)}\n`;
-}
-
-export function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, path);
-  try {
-    // The rename itself is durable once the folder is synced (not possible on every platform).
-    const dir = openSync(dirname(path), "r");
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  } catch {
-    // best effort
-  }
 }

@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
-import type { UsageReport } from "../backends/usage.ts";
+import { implausibleUsageFixed, MAX_TOKENS_PER_CALL, type UsageReport } from "../backends/usage.ts";
 import type { Budget } from "./budget.ts";
 import type { PriceTable } from "./pricing.ts";
 
 /** Turns the usage cloud backends report into spend: priced per model, added to the budget. */
 export class SpendRecorder {
   readonly #unpriced = new Set<string>();
+  /** Backends already named in a log line for an implausible usage (once each: a broken backend repeats itself). */
+  readonly #implausible = new Set<string>();
 
   constructor(
     private readonly prices: PriceTable,
@@ -14,7 +16,8 @@ export class SpendRecorder {
   ) {}
 
   record(report: UsageReport): void {
-    const cost = this.prices.cost(report.model, report.usage);
+    const usage = this.#plausible(report);
+    const cost = this.prices.cost(report.model, usage);
     if (cost === undefined) {
       if (!this.#unpriced.has(report.model)) {
         this.#unpriced.add(report.model);
@@ -29,5 +32,22 @@ export class SpendRecorder {
     } catch (error) {
       this.logger.error({ err: error }, "could not record spend");
     }
+  }
+
+  /** The report's usage with out-of-range counts bounded (a usage of 1.7e308 tokens would make the spend Infinity). */
+  #plausible(report: UsageReport): UsageReport["usage"] {
+    const fixed = implausibleUsageFixed(report.usage);
+    if (!fixed) return report.usage;
+    if (!this.#implausible.has(report.backend)) {
+      this.#implausible.add(report.backend);
+      const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens } = report.usage;
+      this.logger.warn(
+        { backend: report.backend, model: report.model, inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens },
+        `backend ${report.backend} reported an implausible usage for "${report.model}" ` +
+          `(input ${inputTokens}, cache read ${cacheReadTokens}, cache write ${cacheWriteTokens}, output ${outputTokens}): ` +
+          `each count is taken as at most ${MAX_TOKENS_PER_CALL} tokens (logged once per backend)`,
+      );
+    }
+    return fixed;
   }
 }

@@ -203,6 +203,14 @@ export class GatewayMetrics {
           this.set(Number(budget.statsBody()["utilization_percent"]) / 100);
         },
       });
+      new Gauge({
+        name: "gateway_state_store_failing",
+        help: "1 while the budget state file cannot be written (spend is kept in memory and the write retried), else 0.",
+        registers,
+        collect() {
+          this.set(budget.storeCondition.state === "failing" ? 1 : 0);
+        },
+      });
     }
   }
 

@@ -158,7 +158,7 @@ describe("budgets", () => {
       return true;
     });
     writeFileSync(file, JSON.stringify({ version: 1, month: "2026-01", month_usd: -3, day: "2026-01-01", day_usd: 0 }));
-    await assert.rejects(start(file), /corrupted \("month_usd" must be a number >= 0\)/);
+    await assert.rejects(start(file), /corrupted \("month_usd" must be a finite number >= 0\)/);
   });
 
   it("resets at the UTC calendar boundary (month and day)", () => {

@@ -51,6 +51,8 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
       uptime_seconds: stats.uptimeSeconds,
       backends: { total, healthy, unhealthy: total - healthy },
       models: { total: registry.healthyModelIds().length },
+      // Only with a budget: whether its state file takes writes ("failing": spend is counted but not saved).
+      ...(context.budget ? { state_store: context.budget.storeCondition.state } : {}),
     };
     sendJson(reply, body, status === "unhealthy" ? 503 : 200);
   });
