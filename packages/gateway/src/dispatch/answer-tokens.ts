@@ -1,3 +1,5 @@
+import { plausibleTokens } from "../backends/usage.ts";
+
 /** Tokens an answer in OpenAI's format reports in its `usage` object. */
 export interface AnswerTokens {
   promptTokens: number;
@@ -28,7 +30,11 @@ export function answerTokens(text: Buffer | string): AnswerTokens | undefined {
   const prompt = PROMPT.exec(object);
   const completion = COMPLETION.exec(object);
   if (!prompt && !completion) return undefined;
-  return { promptTokens: Number(prompt?.[1] ?? 0), completionTokens: Number(completion?.[1] ?? 0) };
+  // Untrusted: a count of 400 digits would be Infinity in the token metrics.
+  return {
+    promptTokens: plausibleTokens(Number(prompt?.[1] ?? 0)),
+    completionTokens: plausibleTokens(Number(completion?.[1] ?? 0)),
+  };
 }
 
 /** Where the first object in `text` ends (nested objects included), or the text's length. */

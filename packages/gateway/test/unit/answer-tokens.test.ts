@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { MAX_TOKENS_PER_CALL } from "../../src/backends/usage.ts";
 import { answerTokens } from "../../src/dispatch/answer-tokens.ts";
 
 describe("tokens read from an answer's usage", () => {
@@ -25,5 +26,13 @@ describe("tokens read from an answer's usage", () => {
       promptTokens: 7,
       completionTokens: 0,
     });
+  });
+});
+
+describe("tokens read from a hostile answer's usage", () => {
+  it("bounds counts no backend could use: a 400-digit count is not Infinity in the metrics", () => {
+    const huge = "9".repeat(400);
+    const tokens = answerTokens(`{"usage":{"prompt_tokens":${huge},"completion_tokens":${huge}}}`);
+    assert.deepEqual(tokens, { promptTokens: MAX_TOKENS_PER_CALL, completionTokens: MAX_TOKENS_PER_CALL });
   });
 });
