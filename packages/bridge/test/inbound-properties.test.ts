@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { interpret as interpretMattermost } from "../src/accounts/mattermost/inbound.ts";
+import { postOfEvent } from "../src/accounts/mattermost/post-shape.ts";
 import { entitiesToMarkdown, presenceMessages, textMessage } from "../src/accounts/telegram/inbound.ts";
 import { readUpdate, type TgEntity } from "../src/accounts/telegram/update-shape.ts";
 import { MESSAGE_FIELDS, type Message } from "../src/message.ts";
@@ -113,6 +115,46 @@ describe("telegram inbound reading", () => {
     const list: TgEntity[] = [];
     for (let offset = 0; offset < text.length; offset += 2) list.push({ type: "bold", offset, length: 1 });
     assert.equal(entitiesToMarkdown(text, list), "*a*b".repeat(20_000));
+  });
+});
+
+describe("mattermost inbound reading", () => {
+  const post = fc.record(
+    {
+      id: nearly(fc.constantFrom("p1", "p2", "")),
+      user_id: nearly(fc.constantFrom("u1", "bot", "")),
+      channel_id: nearly(fc.constantFrom("c1", "")),
+      message: nearly(fc.string()),
+      root_id: nearly(fc.string()),
+      type: nearly(fc.constantFrom("", "me", "system_join_channel", "system_header_change")),
+      props: nearly(fc.record({ from_switchboard: nearly(fc.boolean()), override_username: nearly(fc.string()) })),
+      file_ids: nearly(fc.array(nearly(fc.string()), { maxLength: 3 })),
+      update_at: nearly(fc.nat()),
+    },
+    { requiredKeys: [] },
+  );
+  const data = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.record({ post: fc.oneof(post.map((value) => JSON.stringify(value)), fc.jsonValue({ maxDepth: 2 })) }),
+  );
+  const change = fc.constantFrom("posted" as const, "edited" as const, "deleted" as const);
+
+  it("never throws, relays only posts, and never the bridge's own", () => {
+    fc.assert(
+      fc.property(data, change, (raw, kind) => {
+        const read = postOfEvent(raw);
+        if (typeof read === "string") return;
+        const inbound = interpretMattermost(read, kind, "bot", {
+          editDisable: false,
+          fileUrl: (id) => `https://mm.test/files/${id}`,
+          postedByUs: (id) => id === "p2",
+        });
+        const own = read.user_id === "bot" || read.props?.from_switchboard === true || read.id === "p2";
+        if (own) assert.deepEqual(inbound, { kind: "ignore" });
+        if (inbound.kind === "text") assert.equal(typeof inbound.text, "string");
+      }),
+      RUNS,
+    );
   });
 });
 

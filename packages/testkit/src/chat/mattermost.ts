@@ -63,6 +63,13 @@ export interface MattermostSimulator {
   /** The channel's posts that are not deleted, oldest first. */
   history(channel: string): PostObject[];
   webSocketConnections(userId: string): number;
+  /** A fault: sends this WebSocket frame as is (an event with `data: null`, a post that is not JSON...) to a user. */
+  injectEvent(userId: string, frame: unknown): void;
+  /**
+   * A fault: every event frame is rewritten by `rewrite` before it is sent (undefined: as the server sends them), as
+   * a server or proxy that loses fields would.
+   */
+  rewriteEvents(rewrite: ((frame: Record<string, unknown>) => unknown) | undefined): void;
   /** The next `count` API requests (matching `path` when given) are answered 429, retry after `retryAfter` s. */
   rateLimit(count: number, options?: { retryAfter?: number; path?: RegExp }): void;
   /** Cuts every WebSocket connection as a network failure would; returns how many there were. */
@@ -301,6 +308,10 @@ export async function startMattermostSimulator(
     },
     history: (channel) => channelNamed(channel).posts.filter((post) => post.delete_at === 0),
     webSocketConnections: (userId) => sockets.connections(userId),
+    injectEvent: (userId, frame) => sockets.sendRaw(userId, frame),
+    rewriteEvents(rewrite) {
+      sockets.rewrite = rewrite;
+    },
     rateLimit(count, limitOptions = {}) {
       if (count > 0)
         limits.push({ remaining: count, retryAfter: limitOptions.retryAfter ?? 1, path: limitOptions.path });

@@ -2,6 +2,10 @@
 // posts read back after a reconnect: a text (a reply names its thread's root), an action (a /me post, or a text in
 // single asterisks as Matterbridge reads it), an edit, a delete, a join or leave — or nothing (the bridge's own
 // posts, other system messages). Pure: the connection resolves names.
+//
+// The bridge's own posts are recognised by every mark they keep: the account's user id, the `from_switchboard` prop
+// it writes on each post (a post made through a webhook or by another account of this bridge carries another user
+// id), and the ids of the posts it made (which survive a server that drops props).
 import { Events } from "../../message.ts";
 
 export interface MattermostPost {
@@ -51,13 +55,27 @@ function asAction(text: string): { text: string; action: boolean } {
   return match ? { text: match[1] as string, action: true } : { text, action: false };
 }
 
+export interface InterpretOptions {
+  editDisable: boolean;
+  fileUrl(id: string): string;
+  /** Whether the account made the post with this id. */
+  postedByUs?(id: string): boolean;
+}
+
+/** Whether a post is one the bridge made (this account, or another account of a Switchboard bridge). */
+export function isOwnPost(post: MattermostPost, ownUserId: string, options: InterpretOptions): boolean {
+  return (
+    post.user_id === ownUserId || post.props?.from_switchboard === true || options.postedByUs?.(post.id) === true
+  );
+}
+
 export function interpret(
   post: MattermostPost,
   change: Change,
   ownUserId: string,
-  options: { editDisable: boolean; fileUrl(id: string): string },
+  options: InterpretOptions,
 ): Inbound {
-  if (post.user_id === ownUserId) return IGNORE;
+  if (isOwnPost(post, ownUserId, options)) return IGNORE;
   if (change === "deleted") return { kind: "delete", id: post.id };
   if (change === "edited" && options.editDisable) return IGNORE;
   const type = post.type ?? "";

@@ -14,11 +14,14 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { MalformedEvents } from "../malformed-events.ts";
+import { OwnPosts } from "../own-posts.ts";
 import { MattermostApi } from "./api.ts";
 import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
 import { type Change, interpret, type MattermostPost } from "./inbound.ts";
 import type { MATTERMOST_KEYS } from "./keys.ts";
 import { outboundText, postProps } from "./outbound.ts";
+import { postOfEvent, readPost } from "./post-shape.ts";
 import { type MattermostEvent, MattermostSocket } from "./websocket.ts";
 
 type Settings = AccountConfig<typeof MATTERMOST_KEYS>["settings"];
@@ -56,11 +59,15 @@ export class MattermostConnection implements Connection {
   readonly #seen = new Set<string>();
   readonly #users = new Map<string, UserNames>();
   #inbound: Promise<void> = Promise.resolve();
+  readonly #malformed: MalformedEvents;
+  /** The posts this account made, to know their echoes by id. */
+  readonly #own = new OwnPosts();
 
   constructor(config: AccountConfig<typeof MATTERMOST_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(context.logger);
     this.#baseUrl = serverUrl(config.settings.Server, config.settings.NoTLS);
   }
 
@@ -95,7 +102,7 @@ export class MattermostConnection implements Connection {
     this.#socket = socket;
     try {
       await socket.open({
-        event: (event) => this.#onEvent(socket, event),
+        event: (event) => this.#malformed.guard("a Mattermost event", event, () => this.#onEvent(socket, event)),
         closed: (reason) => {
           if (this.#socket === socket) this.#context.disconnected(reason);
         },
@@ -168,12 +175,11 @@ export class MattermostConnection implements Connection {
       return message.id;
     }
     const root = await this.#threadRoot(api, message.parent_id);
-    const post = await api.createPost({
-      channel_id: channelId,
-      message: text,
-      root_id: root,
-      props: postProps(delivery, this.#settings),
-    });
+    const post = await this.#own.track(
+      channelId,
+      api.createPost({ channel_id: channelId, message: text, root_id: root, props: postProps(delivery, this.#settings) }),
+      (created) => (typeof created?.id === "string" ? created.id : ""),
+    );
     return post.id;
   }
 
@@ -212,11 +218,10 @@ export class MattermostConnection implements Connection {
 
   #onEvent(socket: MattermostSocket, event: MattermostEvent): void {
     const change = Object.hasOwn(CHANGES, event.event) ? CHANGES[event.event] : undefined;
-    if (change === undefined || typeof event.data.post !== "string") return;
-    let post: MattermostPost;
-    try {
-      post = JSON.parse(event.data.post) as MattermostPost;
-    } catch {
+    if (change === undefined) return;
+    const post = postOfEvent(event.data);
+    if (typeof post === "string") {
+      this.#malformed.skip(`a Mattermost ${event.event} event`, event, post);
       return;
     }
     this.#enqueue(() => (this.#socket === socket ? this.#handle(post, change) : undefined));
@@ -225,11 +230,17 @@ export class MattermostConnection implements Connection {
   /** The posts of a channel changed since `since`, in the order they changed, as the live events would have been. */
   async #readBack(api: MattermostApi, channelId: string, since: number): Promise<void> {
     const list = await api.postsSince(channelId, since);
-    const posts = Object.values(list.posts ?? {}).sort((a, b) => a.update_at - b.update_at);
+    const posts = [];
+    for (const raw of Object.values(list?.posts ?? {})) {
+      const post = readPost(raw);
+      if (typeof post === "string") this.#malformed.skip("a Mattermost post read back", raw, post);
+      else posts.push(post);
+    }
+    posts.sort((a, b) => (a.update_at ?? 0) - (b.update_at ?? 0));
     for (const post of posts) {
-      const change: Change = post.delete_at > 0 ? "deleted" : post.create_at > since ? "posted" : "edited";
-      if (change === "posted" && post.delete_at > 0) continue;
-      this.#enqueue(() => this.#handle(post as MattermostPost, change));
+      const change: Change =
+        (post.delete_at ?? 0) > 0 ? "deleted" : (post.create_at ?? 0) > since ? "posted" : "edited";
+      this.#enqueue(() => this.#handle(post, change));
     }
   }
 
@@ -242,6 +253,8 @@ export class MattermostConnection implements Connection {
   async #handle(post: MattermostPost, change: Change): Promise<void> {
     const channel = this.#names.get(post.channel_id);
     if (channel === undefined) return;
+    // An echo of a post still being made comes before the answer with its id.
+    await this.#own.settled(post.channel_id);
     const version = `${post.id}:${change}:${post.update_at ?? 0}`;
     if (this.#seen.has(version)) return;
     this.#seen.add(version);
@@ -250,6 +263,7 @@ export class MattermostConnection implements Connection {
     const inbound = interpret(post, change, this.#userId, {
       editDisable: this.#settings.EditDisable,
       fileUrl: (id) => `${this.#baseUrl}/api/v4/files/${id}`,
+      postedByUs: (id) => this.#own.has(id),
     });
     if (inbound.kind === "ignore") return;
     if (inbound.kind === "delete") {
@@ -275,8 +289,11 @@ export class MattermostConnection implements Connection {
     let user = this.#users.get(userId);
     if (user === undefined) {
       try {
-        const profile = await this.#liveApi().user(userId);
-        user = { username: profile.username, nickname: profile.nickname ?? "" };
+        const profile: unknown = await this.#liveApi().user(userId);
+        const fields = (typeof profile === "object" && profile !== null ? profile : {}) as Record<string, unknown>;
+        // A profile without a user name is named by its id (never "undefined" or an empty nick).
+        const username = typeof fields.username === "string" && fields.username !== "" ? fields.username : userId;
+        user = { username, nickname: typeof fields.nickname === "string" ? fields.nickname : "" };
         if (this.#users.size >= USERS_KEPT) this.#users.delete(this.#users.keys().next().value as string);
         this.#users.set(userId, user);
       } catch {

@@ -10,7 +10,8 @@ const OPEN_TIMEOUT_MS = 30_000;
 
 export interface MattermostEvent {
   event: string;
-  data: Record<string, unknown>;
+  /** Unchecked: whatever the server sent (an object for every event it documents). */
+  data: unknown;
   broadcast?: { channel_id?: string };
   seq?: number;
 }
@@ -60,6 +61,8 @@ export class MattermostSocket {
         } catch {
           return;
         }
+        // A frame that is not an object (null, a number) is nothing the protocol sends; the handler reads the rest.
+        if (typeof message !== "object" || message === null) return;
         if (message.seq_reply !== undefined) {
           this.#answered = true;
           if (message.status === "FAIL" && !ready) {

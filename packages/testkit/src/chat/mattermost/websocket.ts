@@ -15,6 +15,8 @@ interface Session {
 export class MattermostSockets {
   readonly #world: MattermostWorld;
   readonly #sessions = new Set<Session>();
+  /** A fault: every event frame passes through this before it is sent (a proxy or server that rewrites them). */
+  rewrite: ((frame: Record<string, unknown>) => unknown) | undefined;
 
   constructor(world: MattermostWorld) {
     this.#world = world;
@@ -47,7 +49,15 @@ export class MattermostSockets {
         connection_id: "",
         omit_connection_id: "",
       };
-      session.socket.send(JSON.stringify({ event, data, broadcast, seq: session.seq++ }));
+      const frame = { event, data, broadcast, seq: session.seq++ };
+      session.socket.send(JSON.stringify(this.rewrite === undefined ? frame : this.rewrite(frame)));
+    }
+  }
+
+  /** A fault: sends this frame, whatever it is, to every authenticated connection of the user. */
+  sendRaw(userId: string, frame: unknown): void {
+    for (const session of this.#sessions) {
+      if (session.userId === userId) session.socket.send(JSON.stringify(frame));
     }
   }
 
