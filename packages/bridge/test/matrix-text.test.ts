@@ -86,9 +86,40 @@ describe("matrix inbound", () => {
   });
 });
 
+/** Plain text, mass mentions allowed: the event as Matterbridge would send it. */
+const PLAIN = { htmlDisable: true, allowMassMentions: true, messageClipped: "<clipped message>" };
+
 describe("matrix outbound", () => {
+  it("clips a text so that the event stays far under the homeserver's 64 KiB, whatever it holds", () => {
+    for (const text of ["a".repeat(200_000), '<&"'.repeat(50_000), "😀".repeat(50_000), "**b** ".repeat(30_000)]) {
+      const plan = matrixSend(delivery({ text, parent_id: "$p" }), { ...PLAIN, htmlDisable: false });
+      assert.ok(plan.kind === "message");
+      const bytes = Buffer.byteLength(JSON.stringify(plan.content));
+      assert.ok(bytes < 48_000, `${bytes} bytes`);
+      assert.ok(String(plan.content.body).endsWith(" <clipped message>"));
+    }
+  });
+
+  it("neutralises @room in the body, the HTML and the nick and declares no mentions, unless AllowMassMentions", () => {
+    const plan = matrixSend(delivery({ text: "@room look, @Room! not me@room", username: "@room " }), {
+      ...PLAIN,
+      htmlDisable: false,
+      allowMassMentions: false,
+    });
+    assert.equal(plan.kind, "message");
+    if (plan.kind !== "message") return;
+    assert.equal(plan.content.body, "@\u200droom @\u200droom look, @\u200dRoom! not me@room");
+    assert.doesNotMatch(String(plan.content.formatted_body), /(^|[^\w])@room/i);
+    assert.deepEqual(plan.content["m.mentions"], {});
+    const allowed = matrixSend(delivery({ text: "@room look" }), PLAIN);
+    assert.deepEqual(allowed.kind === "message" && allowed.content, { msgtype: "m.text", body: "<bob> @room look" });
+  });
+
   it("escapes the username and the text in formatted_body, and renders common Markdown", () => {
-    const plan = matrixSend(delivery({ text: "a <b> & **bold** `x*y*` [l](https://e.org)" }), { htmlDisable: false });
+    const plan = matrixSend(delivery({ text: "a <b> & **bold** `x*y*` [l](https://e.org)" }), {
+      ...PLAIN,
+      htmlDisable: false,
+    });
     assert.equal(plan.kind, "message");
     if (plan.kind !== "message") return;
     assert.equal(plan.content.body, "<bob> a <b> & **bold** `x*y*` [l](https://e.org)");
@@ -101,12 +132,12 @@ describe("matrix outbound", () => {
 
   it("keeps a username that is HTML, and sends plain text only with HTMLDisable", () => {
     assert.deepEqual(matrixUsername("<b>bob</b>: "), { plain: "bob: ", formatted: "<b>bob</b>: " });
-    const plan = matrixSend(delivery({ text: "hi" }), { htmlDisable: true });
+    const plan = matrixSend(delivery({ text: "hi" }), PLAIN);
     assert.deepEqual(plan.kind === "message" && plan.content, { msgtype: "m.text", body: "<bob> hi" });
   });
 
   it("builds edits, replies, notices, emotes and redactions", () => {
-    const edit = matrixSend(delivery({ text: "new", id: "$o" }), { htmlDisable: true });
+    const edit = matrixSend(delivery({ text: "new", id: "$o" }), PLAIN);
     assert.deepEqual(edit, {
       kind: "message",
       editOf: "$o",
@@ -117,20 +148,20 @@ describe("matrix outbound", () => {
         "m.relates_to": { rel_type: "m.replace", event_id: "$o" },
       },
     });
-    const reply = matrixSend(delivery({ text: "r", parent_id: "$p" }), { htmlDisable: true });
+    const reply = matrixSend(delivery({ text: "r", parent_id: "$p" }), PLAIN);
     assert.deepEqual(reply.kind === "message" && reply.content["m.relates_to"], {
       "m.in_reply_to": { event_id: "$p" },
     });
-    const orphan = matrixSend(delivery({ text: "r", parent_id: "msg-parent-not-found" }), { htmlDisable: true });
+    const orphan = matrixSend(delivery({ text: "r", parent_id: "msg-parent-not-found" }), PLAIN);
     assert.equal(orphan.kind === "message" && orphan.content["m.relates_to"], undefined);
-    const notice = matrixSend(delivery({ text: "x joins", event: "join_leave" }), { htmlDisable: true });
+    const notice = matrixSend(delivery({ text: "x joins", event: "join_leave" }), PLAIN);
     assert.equal(notice.kind === "message" && notice.content.msgtype, "m.notice");
-    const emote = matrixSend(delivery({ text: "waves", event: "user_action" }), { htmlDisable: true });
+    const emote = matrixSend(delivery({ text: "waves", event: "user_action" }), PLAIN);
     assert.equal(emote.kind === "message" && emote.content.msgtype, "m.emote");
-    assert.deepEqual(matrixSend(delivery({ event: "msg_delete", id: "$d" }), { htmlDisable: true }), {
+    assert.deepEqual(matrixSend(delivery({ event: "msg_delete", id: "$d" }), PLAIN), {
       kind: "redact",
       eventId: "$d",
     });
-    assert.deepEqual(matrixSend(delivery({ event: "msg_delete" }), { htmlDisable: true }), { kind: "nothing" });
+    assert.deepEqual(matrixSend(delivery({ event: "msg_delete" }), PLAIN), { kind: "nothing" });
   });
 });

@@ -23,7 +23,12 @@ const delivery = (fields: Parameters<typeof emptyMessage>[0]): Delivery => ({
   gateway: "g",
   options: {},
 });
-const settings = { PrefixMessagesWithNick: false, IconURL: "", MessageClipped: "<clipped message>" };
+const settings = {
+  PrefixMessagesWithNick: false,
+  IconURL: "",
+  MessageClipped: "<clipped message>",
+  AllowMassMentions: false,
+};
 
 describe("Mattermost posts", () => {
   it("reads posts as texts, actions, replies, edits, deletes and joins", () => {
@@ -76,6 +81,18 @@ describe("Mattermost posts", () => {
       override_username: "ivan",
       override_icon_url: "https://a.example/i.png",
     });
+  });
+
+  it("neutralises @all, @channel and @here (text and prefixed nick) unless AllowMassMentions", () => {
+    const text = "@all @Channel, (@here) mail@here.org @channel-fan @alice";
+    const zwj = "\u200d";
+    assert.equal(
+      outboundText(delivery({ text }), settings),
+      `@${zwj}all @${zwj}Channel, (@${zwj}here) mail@here.org @channel-fan @alice`,
+    );
+    const prefixed = { ...settings, PrefixMessagesWithNick: true };
+    assert.equal(outboundText(delivery({ text: "hi", username: "@here: " }), prefixed), `@${zwj}here: hi`);
+    assert.equal(outboundText(delivery({ text }), { ...settings, AllowMassMentions: true }), text);
   });
 
   it("never sends more than Mattermost takes, nor half a surrogate pair", () => {

@@ -79,6 +79,23 @@ describe("Slack text", () => {
     assert.ok(!/[\uD800-\uDBFF] <clipped/.test(long));
   });
 
+  it("clips so that the text Slack receives, escaped and with mentions, is within its limit", () => {
+    const ids = (name: string) => (name.length < 3 ? `U${name.padEnd(20, "X")}` : undefined);
+    const hostile = fc.array(fc.constantFrom("<", ">", "&", "@a", "@bob", "x", "é", "😀", " ", "\n"), {
+      minLength: 9_000,
+      maxLength: 20_000,
+    });
+    fc.assert(
+      fc.property(hostile, (pieces) => {
+        const sent = slackText(outboundText(delivery({ text: pieces.join("") }), settings), ids);
+        assert.ok(sent.length <= SLACK_MAX_TEXT, String(sent.length));
+      }),
+      { numRuns: 20 },
+    );
+    const escaped = slackText(outboundText(delivery({ text: "<".repeat(50_000) }), settings), ids);
+    assert.ok(escaped.length <= SLACK_MAX_TEXT && escaped.endsWith(" &lt;clipped message&gt;"));
+  });
+
   it("posts under the nick with the source's avatar or IconURL, or as the app with PrefixMessagesWithNick", () => {
     const icon = { ...settings, IconURL: "https://robohash.example/{NICK}-{BRIDGE}-{PROTOCOL}.png" };
     assert.deepEqual(postedName(delivery({ username: "[irc] <ivan> " }), icon), {

@@ -57,11 +57,14 @@ export class DiscordConnection implements Connection {
   readonly #ids = new Map<string, string>();
   readonly #names = new Map<string, string>();
   readonly #viaWebhook = new Set<string>();
+  /** Given with every post and edit: webhooks do not take the bot client's default. */
+  readonly #mentions: ReturnType<typeof allowedMentions>;
   /** Parts of a split message already sent, so a send retried after a 429 does not repeat them. */
   readonly #progress = new WeakMap<Delivery, string[]>();
 
   constructor(config: AccountConfig<typeof DISCORD_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
+    this.#mentions = allowedMentions(config.settings.AllowMention);
     this.#context = context;
     this.#logger = context.logger;
   }
@@ -80,7 +83,7 @@ export class DiscordConnection implements Connection {
       // Edits and deletes of messages sent before the bot connected arrive as partial messages.
       partials: [Partials.Message],
       rest: { api: settings.ApiURL.replace(/\/+$/, ""), rejectOnRateLimit: () => true },
-      allowedMentions: allowedMentions(settings.AllowMention),
+      allowedMentions: this.#mentions,
     });
     this.#client = client;
     client.on(Events.Error, (error) => this.#logger.warn({ err: error }, "discord.js error"));
@@ -158,6 +161,7 @@ export class DiscordConnection implements Connection {
       if (webhook) {
         const result = await webhook.send({
           content,
+          allowedMentions: this.#mentions,
           username: webhookUsername(username),
           avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
         });
@@ -166,6 +170,7 @@ export class DiscordConnection implements Connection {
       } else {
         const result = await channel.send({
           content,
+          allowedMentions: this.#mentions,
           ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
         });
         sent.push(result.id);
@@ -187,8 +192,8 @@ export class DiscordConnection implements Connection {
         continue;
       }
       const webhook = this.#viaWebhook.has(id) ? this.#webhooks?.get(channel.id) : undefined;
-      if (webhook) await webhook.editMessage(id, { content });
-      else await channel.messages.edit(id, { content });
+      if (webhook) await webhook.editMessage(id, { content, allowedMentions: this.#mentions });
+      else await channel.messages.edit(id, { content, allowedMentions: this.#mentions });
     }
     return delivery.message.id;
   }

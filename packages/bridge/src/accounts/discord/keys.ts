@@ -21,7 +21,7 @@ export const DISCORD_KEYS = {
     description: "the base API URL (the gateway URL comes from its /gateway/bot); default Discord's own",
   }),
   AllowMention: key.strings({
-    description: 'which mentions may ping: any of "everyone", "roles", "users"; unset: all of them',
+    description: 'which mentions may ping: any of "everyone" (also @here), "roles", "users"; unset: users only',
   }),
   ShowEmbeds: key.boolean({ default: false, description: "relay the title, description and URL of embeds" }),
   UseLocalAvatar: key.strings({

@@ -4,6 +4,7 @@
 import type { Delivery } from "../../core/account.ts";
 import { Events } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
+import { fitText } from "../fit-text.ts";
 
 /** Discord's limit per message (counted here in UTF-16 units, never more than Discord's count). */
 export const DISCORD_MAX_LENGTH = 2000;
@@ -25,9 +26,8 @@ export function discordText(delivery: Delivery): string {
 }
 
 /**
- * Splits `text` (each part prefixed with `prefix`) into at most `maxParts` parts of at most `limit` characters,
- * cutting at a newline or space near the limit when there is one and never inside a surrogate pair; the last part is
- * clipped with `clipped` when the text does not fit.
+ * `text` (each part prefixed with `prefix`) in at most `maxParts` Discord messages, cut at a line break or space
+ * near the limit, the last one clipped with `clipped` when the text does not fit.
  */
 export function splitMessage(
   text: string,
@@ -36,36 +36,7 @@ export function splitMessage(
   clipped: string,
   limit = DISCORD_MAX_LENGTH,
 ): string[] {
-  const room = Math.max(limit - prefix.length, 100);
-  const parts: string[] = [];
-  let rest = text;
-  const max = Math.max(1, maxParts);
-  while (rest.length > room && parts.length < max - 1) {
-    const cut = cutPoint(rest, room);
-    parts.push(rest.slice(0, cut).trimEnd());
-    rest = rest.slice(cut).trimStart();
-  }
-  if (rest.length > room) {
-    const marker = clipped === "" ? "" : ` ${clipped}`;
-    rest = `${rest.slice(0, safeCut(rest, Math.max(room - marker.length, 0)))}${marker}`;
-  }
-  parts.push(rest);
-  return parts.map((part) => `${prefix}${part}`);
-}
-
-function cutPoint(text: string, room: number): number {
-  const window = text.slice(0, room + 1);
-  const newline = window.lastIndexOf("\n");
-  if (newline > room / 2) return newline + 1;
-  const space = window.lastIndexOf(" ");
-  if (space > room / 2) return space + 1;
-  return safeCut(text, room);
-}
-
-/** `at`, or one less when that would cut a surrogate pair. */
-function safeCut(text: string, at: number): number {
-  const code = text.charCodeAt(at - 1);
-  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
+  return fitText(text, { limit }, { prefix, maxParts, clipped });
 }
 
 /**
@@ -80,11 +51,15 @@ export function replaceMentions(text: string, memberId: (name: string) => string
   });
 }
 
-/** AllowMention as discord.js's allowedMentions: undefined (all allowed) when the key is not set. */
-export function allowedMentions(
-  allow: readonly string[] | undefined,
-): { parse: ("everyone" | "roles" | "users")[] } | undefined {
-  if (allow === undefined) return undefined;
-  const kinds = new Set(["everyone", "roles", "users"]);
-  return { parse: allow.filter((kind) => kinds.has(kind)) as ("everyone" | "roles" | "users")[] };
+type MentionKind = "everyone" | "roles" | "users";
+const MENTION_KINDS: ReadonlySet<string> = new Set(["everyone", "roles", "users"]);
+
+/**
+ * AllowMention as Discord's allowed_mentions. Unset, only members named in the text are notified: a relayed
+ * `@everyone`, `@here` or role mention is shown but pings nobody (Matterbridge lets it ping everyone).
+ */
+export function allowedMentions(allow: readonly string[] | undefined): { parse: MentionKind[]; repliedUser: boolean } {
+  const parse = allow === undefined ? ["users" as const] : allow.filter((k): k is MentionKind => MENTION_KINDS.has(k));
+  // A reply notifies the author of the message replied to, as a reply made on Discord does, when users may be pinged.
+  return { parse, repliedUser: parse.includes("users") };
 }

@@ -1,6 +1,7 @@
 // The matrix account's own keys, by their Matterbridge spelling and with Matterbridge's defaults (Server defaults to
 // the public homeserver here; Matterbridge requires it).
 import { key } from "../../config/key-spec.ts";
+import { ALLOW_MASS_MENTIONS_DESCRIPTION } from "../mass-mentions.ts";
 
 export const DEFAULT_SERVER = "https://matrix.org";
 
@@ -22,5 +23,10 @@ export const MATRIX_KEYS = {
   KeepQuotedReply: key.boolean({
     default: false,
     description: 'keep the quoted lines ("> ...") a Matrix reply starts with',
+  }),
+  AllowMassMentions: key.boolean({ default: false, description: ALLOW_MASS_MENTIONS_DESCRIPTION }),
+  MessageClipped: key.string({
+    default: "<clipped message>",
+    description: "appended to a message clipped to fit one Matrix event (64 KiB)",
   }),
 } as const;

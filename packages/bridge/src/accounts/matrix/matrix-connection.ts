@@ -260,7 +260,11 @@ export class MatrixConnection implements Connection {
   }
 
   send(delivery: Delivery): SendResult {
-    const plan = matrixSend(delivery, { htmlDisable: this.#settings.HTMLDisable });
+    const plan = matrixSend(delivery, {
+      htmlDisable: this.#settings.HTMLDisable,
+      allowMassMentions: this.#settings.AllowMassMentions,
+      messageClipped: this.#settings.MessageClipped,
+    });
     if (plan.kind === "nothing") return "";
     const client = this.#client;
     if (client === undefined) throw new Error("not connected");

@@ -1,5 +1,6 @@
 // The mattermost account's own keys, by their Matterbridge spelling and with Matterbridge's defaults.
 import { key } from "../../config/key-spec.ts";
+import { ALLOW_MASS_MENTIONS_DESCRIPTION } from "../mass-mentions.ts";
 
 export const MATTERMOST_KEYS = {
   Server: key.string({
@@ -32,4 +33,5 @@ export const MATTERMOST_KEYS = {
     default: "<clipped message>",
     description: "appended to a message cut at Mattermost's 16,383 characters",
   }),
+  AllowMassMentions: key.boolean({ default: false, description: ALLOW_MASS_MENTIONS_DESCRIPTION }),
 } as const;

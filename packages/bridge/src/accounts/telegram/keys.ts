@@ -1,6 +1,7 @@
 // The telegram account's own keys, by their Matterbridge spelling and with Matterbridge's defaults, plus ApiURL (the
 // Bot API root, for self-hosted Bot API servers and tests).
 import { key } from "../../config/key-spec.ts";
+import { DEFAULT_CLIPPED } from "./outbound.ts";
 
 export const PUBLIC_API_URL = "https://api.telegram.org";
 export const DEFAULT_QUOTE_FORMAT = "{MESSAGE} (re @{QUOTENICK}: {QUOTEMESSAGE})";
@@ -37,4 +38,8 @@ export const TELEGRAM_KEYS = {
   }),
   EditDisable: key.boolean({ default: false, description: "do not relay edits made on Telegram" }),
   EditSuffix: key.string({ default: "", description: 'appended to relayed edits, e.g. " (edited)"' }),
+  MessageClipped: key.string({
+    default: DEFAULT_CLIPPED,
+    description: "appended to a message cut at Telegram's 4,096 characters",
+  }),
 } as const;

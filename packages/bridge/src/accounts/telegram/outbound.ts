@@ -6,10 +6,17 @@
 //   "MarkdownV2" the nick escaped and the text's Markdown converted, everything else escaped.
 // An action (user_action) is shown in italics ("* " before it in plain text). Attachments with a URL add one line
 // each ("comment : url"). When Telegram still refuses the markup, the connection resends `plain` without parse_mode.
+// Telegram refuses texts over 4,096 characters once its markup is parsed: the body is clipped (MessageClipped) so
+// that the plain form fits, which the visible text of every format never exceeds (markup is not counted).
 import type { Delivery } from "../../core/account.ts";
 import { Events, PARENT_NOT_FOUND } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
+import { fitText } from "../fit-text.ts";
 import { escapeHtml, escapeMarkdownV2, markdownToHtml, markdownToMarkdownV2 } from "./markup.ts";
+
+/** Telegram's limit on a message's text after entities parsing, in UTF-16 units (as its entity offsets). */
+export const TELEGRAM_MAX_TEXT = 4096;
+export const DEFAULT_CLIPPED = "<clipped message>";
 
 export type ParseMode = "HTML" | "Markdown" | "MarkdownV2";
 
@@ -20,14 +27,16 @@ export interface OutboundText {
   plain: string;
 }
 
-export function outboundText(delivery: Delivery, messageFormat: string): OutboundText {
+export function outboundText(delivery: Delivery, messageFormat: string, clipped = DEFAULT_CLIPPED): OutboundText {
   const message = delivery.message;
   const action = message.event === Events.userAction;
   const nick = message.username;
   // A reply whose parent this destination cannot show (Matterbridge's hint).
   const hint = message.parent_id === PARENT_NOT_FOUND ? "[reply]: " : "";
-  const body = [message.text, ...fileLines(delivery.message)].filter((line) => line !== "").join("\n");
-  const plain = action ? `* ${nick}${hint}${body}` : `${nick}${hint}${body}`;
+  const lead = action ? `* ${nick}${hint}` : `${nick}${hint}`;
+  const whole = [message.text, ...fileLines(delivery.message)].filter((line) => line !== "").join("\n");
+  const body = (fitText(whole, { limit: TELEGRAM_MAX_TEXT }, { prefix: lead, clipped })[0] ?? "").slice(lead.length);
+  const plain = lead + body;
   switch (messageFormat.toLowerCase()) {
     case "html": {
       const html = escapeHtml(hint) + markdownToHtml(body);

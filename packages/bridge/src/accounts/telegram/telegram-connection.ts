@@ -108,7 +108,7 @@ export class TelegramConnection implements Connection {
         if (editing !== undefined) await this.#delete(api, address, editing);
         return "";
       }
-      const text = outboundText(delivery, this.#settings.MessageFormat);
+      const text = outboundText(delivery, this.#settings.MessageFormat, this.#settings.MessageClipped);
       if (editing !== undefined) {
         await this.#withPlainFallback(text, (body, parseMode) =>
           api.editMessageText(address.chatId, editing, body, {

@@ -1,6 +1,9 @@
 // The xmpp account's own keys: Matterbridge's spellings and defaults (bridge/xmpp/xmpp.go, matterbridge.toml.sample).
 import { key } from "../../config/key-spec.ts";
 
+/** Far under what servers take in one stanza (Prosody 256 KiB, ejabberd's usual 64 KiB), as long as a long post. */
+export const DEFAULT_MESSAGE_LENGTH = 32_768;
+
 export const XMPP_KEYS = {
   Server: key.string({
     required: true,
@@ -27,6 +30,14 @@ export const XMPP_KEYS = {
     default: false,
     description: "log in with SASL ANONYMOUS on the domain of Server (no Jid or Password)",
   }),
+  MessageLength: key.integer({
+    default: DEFAULT_MESSAGE_LENGTH,
+    min: 1024,
+    max: 1_048_576,
+    description:
+      "bytes of a message's body, XML-escaped; longer ones are clipped (servers close the stream on a stanza over their limit: Prosody 256 KiB)",
+  }),
+  MessageClipped: key.string({ default: "<clipped message>", description: "appended to a clipped message" }),
 } as const;
 
 /** Matterbridge xmpp keys Switchboard does not implement yet (warned about as such). */

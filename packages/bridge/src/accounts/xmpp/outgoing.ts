@@ -1,5 +1,6 @@
 // Stanzas the bridge sends to a MUC: joining, leaving, a groupchat message or its correction.
 import xml, { type Element } from "@xmpp/xml";
+import { utf8Cost } from "../fit-text.ts";
 import { NS } from "./namespaces.ts";
 
 const NOT_IN_XML =
@@ -12,6 +13,14 @@ const NOT_IN_XML =
  */
 export function xmlSafeText(text: string): string {
   return text.replace(NOT_IN_XML, "");
+}
+
+/** Bytes a UTF-16 unit of text takes in a stanza: UTF-8, with the characters XML text escapes as entities. */
+export function xmlTextCost(code: number): number {
+  if (code === 0x26) return 5; // &amp;
+  if (code === 0x3c || code === 0x3e) return 4; // &lt; &gt;
+  if (code === 0x22 || code === 0x27) return 6; // &quot; &apos;
+  return utf8Cost(code);
 }
 
 export interface GroupchatOptions {

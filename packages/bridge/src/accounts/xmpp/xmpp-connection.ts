@@ -16,6 +16,7 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage } from "../../message.ts";
+import { fitText } from "../fit-text.ts";
 import { isOwnEcho, SentIds } from "./echo.ts";
 import { HistoryReplay } from "./history.ts";
 import {
@@ -28,7 +29,7 @@ import {
 import { keepAlive } from "./keep-alive.ts";
 import type { XMPP_KEYS } from "./keys.ts";
 import { chooseMechanism, loginIdentity, parseServer, type XmppSettings } from "./login.ts";
-import { groupchatMessage, mucJoinPresence, mucLeavePresence } from "./outgoing.ts";
+import { groupchatMessage, mucJoinPresence, mucLeavePresence, xmlTextCost } from "./outgoing.ts";
 import { RoomJoins } from "./room-joins.ts";
 import { controlStartTls } from "./starttls.ts";
 
@@ -216,10 +217,10 @@ export class XmppConnection implements Connection {
     const room = `${delivery.channel}@${this.#muc}`;
     if (!this.#rooms.has(room.toLowerCase())) throw new PermanentSendError(`not in ${room} (joining it failed)`);
     // As Matterbridge: the formatted username is prefixed; an action becomes "/me <username><text>".
-    const text =
-      message.event === Events.userAction
-        ? `/me ${message.username}${message.text}`
-        : `${message.username}${message.text}`;
+    const prefix = message.event === Events.userAction ? `/me ${message.username}` : message.username;
+    // A stanza over the server's limit closes the whole session: the text is clipped to MessageLength first.
+    const limit = { limit: this.#settings.MessageLength, cost: xmlTextCost };
+    const text = fitText(message.text, limit, { prefix, clipped: this.#settings.MessageClipped })[0] ?? "";
     const id = randomUUID();
     this.#sent.add(id);
     // A non-empty id is the id of our copy of the original: this is an edit, sent as a XEP-0308 correction.

@@ -111,6 +111,7 @@ export function restRoutes(context: RestContext): Route[] {
       ...(body.message_reference ? { message_reference: body.message_reference } : {}),
       ...(webhook ? { webhook_id: webhook.id } : {}),
     });
+    message.mention_everyone &&= mayMentionEveryone(body.allowed_mentions);
     gateway.dispatch("MESSAGE_CREATE", { ...message, guild_id: world.guildId });
     context.recordBotAction({
       kind: "create",
@@ -126,12 +127,19 @@ export function restRoutes(context: RestContext): Route[] {
     if (typeof body.content === "string") {
       message.content = body.content;
       message.mentions = world.mentionedUsers(body.content);
+      message.mention_everyone = /@(everyone|here)\b/.test(body.content) && mayMentionEveryone(body.allowed_mentions);
     }
     if (body.embeds) message.embeds = body.embeds;
     message.edited_timestamp = new Date().toISOString();
     gateway.dispatch("MESSAGE_UPDATE", { ...message, guild_id: world.guildId });
     const channel = world.channels.get(message.channel_id);
-    context.recordBotAction({ kind: "edit", via, channel: channel?.name ?? "", message });
+    context.recordBotAction({
+      kind: "edit",
+      via,
+      channel: channel?.name ?? "",
+      message,
+      ...(body.allowed_mentions !== undefined ? { allowedMentions: body.allowed_mentions } : {}),
+    });
     return message;
   }
 
@@ -313,6 +321,14 @@ export function addWebhook(
   };
   world.webhooks.set(webhook.id, webhook);
   return webhook;
+}
+
+/** Discord's rule: without allowed_mentions every mention in the content notifies; with it, @everyone and @here
+ * notify only when its `parse` names "everyone". */
+function mayMentionEveryone(allowed: unknown): boolean {
+  if (allowed === undefined || allowed === null || typeof allowed !== "object") return true;
+  const parse = (allowed as { parse?: unknown }).parse;
+  return Array.isArray(parse) && parse.includes("everyone");
 }
 
 export interface MessageBody {
