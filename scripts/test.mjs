@@ -44,6 +44,8 @@ const files = ["packages", "bench", "scripts"]
 if (filters.length === 0) {
   run("type check (tsc --noEmit)", "npx", ["tsc", "--noEmit", "-p", "."]);
   run("lint (biome)", "npx", ["biome", "check", "."]);
+  // package.json "knip": dependencies declared where they are imported, and none declared unused.
+  run("dependencies (knip)", "npx", ["knip"]);
 }
 // The real Synapse lives in a Debian sid chroot whose first build takes a minute or two: done here, before the
 // tests, so that it never runs into a test's timeout. A build that cannot be done skips that suite, with the reason.
