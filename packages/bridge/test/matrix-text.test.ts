@@ -2,6 +2,7 @@
 // deliveries to Matrix content (HTML escaping, usernames with HTML, edits, replies, notices).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { inboundMessage, type RoomEvent, stripQuotedReply } from "../src/accounts/matrix/inbound.ts";
 import { markdownToHtml } from "../src/accounts/matrix/markdown.ts";
 import { matrixSend, matrixUsername } from "../src/accounts/matrix/outbound.ts";
@@ -88,6 +89,46 @@ describe("matrix inbound", () => {
 
 /** Plain text, mass mentions allowed: the event as Matterbridge would send it. */
 const PLAIN = { htmlDisable: true, allowMassMentions: true, messageClipped: "<clipped message>" };
+
+describe("matrix code fences", () => {
+  const fence = "```";
+  it("keeps the text around fences on the same line", () => {
+    assert.equal(
+      markdownToHtml(`${fence}ls -la${fence} is the command`),
+      "<pre><code>ls -la</code></pre> is the command",
+    );
+    assert.equal(
+      markdownToHtml(`run ${fence}rm -rf /${fence} and DO NOT run it`),
+      "run <pre><code>rm -rf /</code></pre> and DO NOT run it",
+    );
+  });
+
+  it("reads blocks on lines of their own, with a language name, and fences at line ends", () => {
+    assert.equal(
+      markdownToHtml(`before\n${fence}ts\nconst a = 1 < 2;\n${fence}\nafter`),
+      "before<pre><code>const a = 1 &lt; 2;</code></pre>after",
+    );
+    assert.equal(markdownToHtml(`see: ${fence}\nx\ny\n${fence}`), "see: <pre><code>x\ny</code></pre>");
+  });
+
+  it("shows an unpaired fence as text, losing nothing", () => {
+    assert.equal(markdownToHtml(`a ${fence} b **c**`), "a ``` b <strong>c</strong>");
+    assert.equal(markdownToHtml(`${fence}x${fence} then ${fence} alone`), "<pre><code>x</code></pre> then ``` alone");
+  });
+
+  // ("word " with its space is never a language name, which is dropped.)
+  it("never loses a word of the text, whatever the fences", () => {
+    const words = fc.array(fc.constantFrom("word ", fence, " ", "\n", "`", "ts\n", "**"), { maxLength: 40 });
+    fc.assert(
+      fc.property(words, (parts) => {
+        const text = parts.join("");
+        const shown = markdownToHtml(text).replace(/<[^>]+>/g, "");
+        assert.equal(shown.split("word").length, text.split("word").length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe("matrix outbound", () => {
   it("clips a text so that the event stays far under the homeserver's 64 KiB, whatever it holds", () => {

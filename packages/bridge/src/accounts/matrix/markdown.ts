@@ -22,17 +22,38 @@ function inline(escaped: string): string {
     .join("");
 }
 
+const FENCE = "```";
+/** A language name alone on the opening fence's line ("```ts"), dropped as chat clients do. */
+const INFO_LINE = /^[\w+#.-]+\n/;
+
+/**
+ * Text between ``` pairs is code (a block, wherever the fences are: chat users write "```ls -la``` is the command" on
+ * one line); everything around them stays text. A ``` left without its pair is text too, so nothing is ever lost.
+ */
 export function markdownToHtml(text: string): string {
-  const blocks = text.split(/^```[^\n]*\n?/m);
-  // Odd parts are inside ``` fences: kept verbatim (escaped) in <pre><code>.
-  return blocks
-    .map((block, index) =>
-      index % 2 === 1
-        ? `<pre><code>${escapeHtml(block.replace(/\n$/, ""))}</code></pre>`
-        : block
+  const pieces = text.split(FENCE);
+  if (pieces.length % 2 === 0) {
+    const unpaired = pieces.pop() as string;
+    pieces[pieces.length - 1] += FENCE + unpaired;
+  }
+  const last = pieces.length - 1;
+  return pieces
+    .map((piece, index) => {
+      if (index % 2 === 1) return codeBlock(piece);
+      // A block is on lines of its own: the line breaks that only touch it are not shown as <br>.
+      let prose = index > 0 && piece.startsWith("\n") ? piece.slice(1) : piece;
+      if (index < last && prose.endsWith("\n")) prose = prose.slice(0, -1);
+      return prose === ""
+        ? ""
+        : prose
             .split("\n")
             .map((line) => inline(escapeHtml(line)))
-            .join("<br>"),
-    )
+            .join("<br>");
+    })
     .join("");
+}
+
+function codeBlock(code: string): string {
+  const body = code.replace(INFO_LINE, "").replace(/^\n/, "").replace(/\n$/, "");
+  return `<pre><code>${escapeHtml(body)}</code></pre>`;
 }
