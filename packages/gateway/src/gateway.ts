@@ -96,7 +96,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     );
   });
   for (const section of config.inactiveSections) {
-    logger.warn(`[${section}] is accepted for nexus.toml compatibility but has no effect in this version`);
+    logger.warn(
+      `[${section}]: its Nexus keys are accepted for nexus.toml compatibility but have no effect in this version`,
+    );
   }
   const quality = new QualityTracker({
     errorRateThreshold: config.quality.error_rate_threshold,
@@ -112,7 +114,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   // Off by default: then nothing subscribes, and requests pay nothing for tracing.
   const stopTracing = config.tracing.enabled ? traceRequests(events, registry) : undefined;
   const health = new HealthChecker(registry, config.healthCheck);
-  const lifecycle = new LifecycleManager(registry, health, new OperationStore(events), new ModelsInFlight(events));
+  const lifecycle = new LifecycleManager(
+    registry,
+    health,
+    new OperationStore(events, config.lifecycle.operation_timeout_seconds * 1000),
+    new ModelsInFlight(events),
+  );
   // Policy stages (budget, lifecycle) go before capacity, which stays last (a request only capacity turned away may
   // wait in the queue).
   const policyStages = [...(budget ? [budgetFilter(budget)] : []), lifecycle.filter];

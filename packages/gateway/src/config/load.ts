@@ -7,7 +7,7 @@ import { checkAliases } from "./aliases.ts";
 import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
-import { COMMON_BACKEND_KEYS, configSchema, INACTIVE_SECTIONS, type RawConfig } from "./schema.ts";
+import { COMMON_BACKEND_KEYS, configSchema, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
 import type { BackendSettings, BudgetSettings, GatewayConfig } from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
@@ -181,7 +181,11 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
   const aliasProblem = checkAliases(raw.routing.aliases);
   if (aliasProblem) throw new ConfigError(`${source}: routing.aliases: ${aliasProblem}`);
   const { policies, budget: _budget, ...routing } = raw.routing;
-  const inactiveSections = INACTIVE_SECTIONS.filter((name) => raw[name] !== undefined);
+  const inactiveSections = Object.entries(INACTIVE_KEYS)
+    .filter(([section, keys]) =>
+      keys.some((key) => (raw[section as keyof typeof INACTIVE_KEYS] as Record<string, unknown>)[key] !== undefined),
+    )
+    .map(([section]) => section);
   const prices = buildPrices(raw);
   return {
     source,
@@ -196,6 +200,7 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     queue: raw.queue,
     tracing: raw.tracing,
     fleet: raw.fleet,
+    lifecycle: raw.lifecycle,
     discovery: raw.discovery,
     quality: raw.quality,
     inactiveSections,

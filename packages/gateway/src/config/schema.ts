@@ -153,8 +153,10 @@ const discovery = z.strictObject({
   grace_period_seconds: z.number().int().min(0).max(86_400).default(60),
 });
 
-// Sections Nexus knows and Switchboard accepts (so a nexus.toml loads unchanged) but does not act on yet.
+// `[lifecycle]`: Nexus's keys are accepted (so a nexus.toml loads unchanged) but not acted on yet; ours is.
 const lifecycle = z.strictObject({
+  /** ours: how long one operation may hold its backends before it fails (a pull that never ends). */
+  operation_timeout_seconds: positiveSeconds.max(7 * 86_400).default(3600),
   timeout_ms: z.number().int().min(1).optional(),
   vram_headroom_percent: z.number().int().min(0).max(100).optional(),
   vram_buffer_percent: z.number().int().min(0).max(100).optional(),
@@ -192,12 +194,14 @@ export const configSchema = z.strictObject({
   quality: quality.default(quality.parse({})),
   queue: queue.default(queue.parse({})),
   tracing: tracing.default(tracing.parse({})),
-  lifecycle: lifecycle.optional(),
+  lifecycle: lifecycle.default(lifecycle.parse({})),
   fleet: fleet.default(fleet.parse({})),
 });
 
-/** Sections accepted for compatibility with nexus.toml that have no effect yet (a warning is logged when present). */
-export const INACTIVE_SECTIONS = ["lifecycle"] as const;
+/** Keys accepted for compatibility with nexus.toml that have no effect yet (a warning names their section). */
+export const INACTIVE_KEYS = {
+  lifecycle: ["timeout_ms", "vram_headroom_percent", "vram_buffer_percent", "vram_heuristic_max_gb"],
+} as const;
 
 export type RawConfig = z.output<typeof configSchema>;
 export type BackendConfig = z.output<typeof backend>;
@@ -210,5 +214,6 @@ export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
 export type TracingConfig = z.output<typeof tracing>;
 export type FleetConfig = z.output<typeof fleet>;
+export type LifecycleConfig = z.output<typeof lifecycle>;
 export type DiscoveryConfig = z.output<typeof discovery>;
 export type QualityConfig = z.output<typeof quality>;

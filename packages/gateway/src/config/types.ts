@@ -5,6 +5,7 @@ import type {
   DiscoveryConfig,
   FleetConfig,
   HealthCheckConfig,
+  LifecycleConfig,
   PolicyConfig,
   QualityConfig,
   QueueConfig,
@@ -69,6 +70,8 @@ export interface GatewayConfig {
   queue: QueueConfig;
   /** `[tracing]`: OpenTelemetry spans, off by default. */
   tracing: TracingConfig;
+  /** `[lifecycle]`: model load / unload / migrate operations. */
+  lifecycle: LifecycleConfig;
   /** `[fleet]`: fleet recommendations. */
   fleet: FleetConfig;
   /** `[discovery]`: backends found over mDNS. */

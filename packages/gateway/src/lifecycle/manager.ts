@@ -6,6 +6,7 @@ import type { Candidate, Filter, FilterContext, Rejection } from "../routing/typ
 import type { OperationView } from "../telemetry/events.ts";
 import type { ModelsInFlight } from "./in-flight.ts";
 import type { OperationHandle, OperationStore } from "./operations.ts";
+import { untilAborted } from "./until-aborted.ts";
 
 /** Why a lifecycle request cannot start: the HTTP status and a message that says what to do. */
 export interface LifecycleRefusal {
@@ -36,6 +37,15 @@ class PairSet {
 
 /** Ollama names a model "llama3" or "llama3:latest" depending on how it was asked for. */
 const sameModel = (a: string, b: string) => a === b || `${a}:latest` === b || a === `${b}:latest`;
+
+/** Whether the backend holds the model in memory now (a backend that cannot say is taken as not holding it). */
+async function holds(lifecycle: ModelLifecycle, model: string): Promise<boolean> {
+  try {
+    return (await lifecycle.inMemory()).some((name) => sameModel(name, model));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Loads, unloads and migrates models on backends whose type supports it. An operation completes when the backend
@@ -132,10 +142,11 @@ export class LifecycleManager {
     if (busy) return busy;
     return this.operations.start("migrate", model, to, from, [from, to], async (handle) => {
       await this.#loadOn(target, targetLifecycle, model, handle, 0, 0.7);
+      handle.signal.throwIfAborted();
       // The target serves the model: new requests go there only; the source finishes what it has.
       this.#movedAway.add(from, model);
       handle.progress(`shifting traffic from ${from}`, 0.8);
-      await this.inFlight.idle(from, model);
+      await untilAborted(this.inFlight.idle(from, model), handle.signal);
       if (sourceLifecycle) {
         handle.progress(`unloading from ${from}`, 0.9);
         await sourceLifecycle.unload(model);
@@ -150,7 +161,11 @@ export class LifecycleManager {
     return undefined;
   }
 
-  /** Pulls when missing, loads into memory, then confirms the backend lists and holds the model. */
+  /**
+   * Pulls when missing, loads into memory, then confirms the backend lists and holds the model. The backend is left
+   * out of routing for the model meanwhile, unless it already lists and holds it: then it serves it all along (a load
+   * of a model in service must not take it out of service).
+   */
   async #loadOn(
     state: BackendState,
     lifecycle: ModelLifecycle,
@@ -160,11 +175,14 @@ export class LifecycleManager {
     end: number,
   ): Promise<void> {
     const span = end - start;
-    const signal = new AbortController().signal;
-    this.#loading.add(state.name, model);
+    const { signal } = handle;
     this.#movedAway.delete(state.name, model);
+    const listed = state.models.some((entry) => sameModel(entry.id, model));
+    const serving = listed && (await holds(lifecycle, model));
+    if (!serving) this.#loading.add(state.name, model);
     try {
-      if (!state.models.some((entry) => sameModel(entry.id, model))) {
+      signal.throwIfAborted();
+      if (!listed) {
         await lifecycle.pull(
           model,
           (progress) =>
@@ -179,7 +197,7 @@ export class LifecycleManager {
       await lifecycle.load(model, signal);
       handle.progress("confirming", start + span * 0.95);
       const current = this.registry.get(state.name) ?? state;
-      await this.health.checkBackend(current);
+      await untilAborted(this.health.checkBackend(current), signal);
       if (!current.models.some((entry) => sameModel(entry.id, model))) {
         throw new Error(`'${state.name}' does not list '${model}' after loading it`);
       }
@@ -188,7 +206,7 @@ export class LifecycleManager {
         throw new Error(`'${state.name}' does not hold '${model}' in memory after loading it`);
       }
     } finally {
-      this.#loading.delete(state.name, model);
+      if (!serving) this.#loading.delete(state.name, model);
     }
   }
 

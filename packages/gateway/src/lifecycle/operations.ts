@@ -7,19 +7,48 @@ const KEPT_OPERATIONS = 500;
 /** What a running operation reports through. */
 export interface OperationHandle {
   readonly view: OperationView;
+  /** Aborted when the operation is cancelled or times out: hand it to every backend call the work makes. */
+  readonly signal: AbortSignal;
   progress(detail: string, fraction?: number): void;
+}
+
+/** The outcome of a cancel request. */
+export type Cancelled = { cancelled: OperationView } | { missing: true } | { finished: OperationView };
+
+/** Ends an operation that is cut short: the reason is its error (or, for a cancel, none). */
+class OperationStopped extends Error {
+  constructor(
+    message: string,
+    readonly status: "failed" | "cancelled",
+  ) {
+    super(message);
+  }
+}
+
+interface Running {
+  view: OperationView;
+  backends: readonly string[];
+  abort: AbortController;
+  deadline: NodeJS.Timeout;
 }
 
 /**
  * Lifecycle operations: at most one running per backend (a second gets 409), each one's changes emitted as
- * `operation` events (the dashboard shows them), kept in a bounded store until newer ones push them out.
+ * `operation` events (the dashboard shows them), kept in a bounded store until newer ones push them out. An operation
+ * holds its backends until it ends, is cancelled, or runs past `timeoutMs` (a pull or a source stream that never
+ * ends would hold them for ever): then it ends at once, its backends are free, and its work is aborted.
  */
 export class OperationStore {
   readonly #operations = new Map<string, OperationView>();
   /** Backend name → the operation running on it. */
-  readonly #running = new Map<string, OperationView>();
+  readonly #holders = new Map<string, OperationView>();
+  /** Operation id → what stops it. */
+  readonly #running = new Map<string, Running>();
 
-  constructor(private readonly events: EventBus) {}
+  constructor(
+    private readonly events: EventBus,
+    private readonly timeoutMs: number,
+  ) {}
 
   get(id: string): OperationView | undefined {
     return this.#operations.get(id);
@@ -31,12 +60,12 @@ export class OperationStore {
   }
 
   running(): OperationView[] {
-    return [...this.#running.values()];
+    return [...this.#running.values()].map((running) => running.view);
   }
 
   /** The operation running on `backend`, if any. */
   busy(backend: string): OperationView | undefined {
-    return this.#running.get(backend);
+    return this.#holders.get(backend);
   }
 
   /**
@@ -68,11 +97,25 @@ export class OperationStore {
     };
     this.#operations.set(view.id, view);
     while (this.#operations.size > KEPT_OPERATIONS) this.#operations.delete(this.#operations.keys().next().value!);
-    for (const name of backends) this.#running.set(name, view);
+    for (const name of backends) this.#holders.set(name, view);
+    const abort = new AbortController();
+    const seconds = this.timeoutMs / 1000;
+    const deadline = setTimeout(
+      () =>
+        this.#stop(
+          view.id,
+          new OperationStopped(`timed out after ${seconds} s ([lifecycle] operation_timeout_seconds)`, "failed"),
+        ),
+      this.timeoutMs,
+    );
+    deadline.unref();
+    this.#running.set(view.id, { view, backends, abort, deadline });
     this.#emit(view);
     const handle: OperationHandle = {
       view,
+      signal: abort.signal,
       progress: (detail, fraction) => {
+        if (view.status !== "running") return;
         view.detail = detail;
         if (fraction !== undefined) view.progress = Math.max(view.progress ?? 0, Math.min(1, fraction));
         view.updatedAt = new Date().toISOString();
@@ -80,18 +123,40 @@ export class OperationStore {
       },
     };
     work(handle).then(
-      () => this.#finish(view, backends, undefined),
-      (error: unknown) => this.#finish(view, backends, error instanceof Error ? error.message : String(error)),
+      () => this.#finish(view, undefined),
+      (error: unknown) => this.#finish(view, error instanceof Error ? error : new Error(String(error))),
     );
     return view;
   }
 
-  #finish(view: OperationView, backends: readonly string[], error: string | undefined): void {
-    for (const name of backends) if (this.#running.get(name) === view) this.#running.delete(name);
+  /** Cancels a running operation: it ends now (status "cancelled"), its backends are free, its work is aborted. */
+  cancel(id: string): Cancelled {
+    const view = this.#operations.get(id);
+    if (!view) return { missing: true };
+    if (!this.#running.has(id)) return { finished: view };
+    this.#stop(id, new OperationStopped("cancelled", "cancelled"));
+    return { cancelled: view };
+  }
+
+  #stop(id: string, reason: OperationStopped): void {
+    const running = this.#running.get(id);
+    if (!running) return;
+    // Finished first, so that whatever the aborted work does next cannot change the outcome.
+    this.#finish(running.view, reason);
+    running.abort.abort(reason);
+  }
+
+  #finish(view: OperationView, error: Error | undefined): void {
+    const running = this.#running.get(view.id);
+    if (!running) return; // already stopped (cancelled or timed out)
+    this.#running.delete(view.id);
+    clearTimeout(running.deadline);
+    for (const name of running.backends) if (this.#holders.get(name) === view) this.#holders.delete(name);
     const now = new Date().toISOString();
-    view.status = error === undefined ? "completed" : "failed";
-    view.error = error;
-    view.detail = error === undefined ? "done" : "failed";
+    const stopped = error instanceof OperationStopped ? error.status : undefined;
+    view.status = error === undefined ? "completed" : (stopped ?? "failed");
+    view.error = error === undefined || stopped === "cancelled" ? undefined : error.message;
+    view.detail = error === undefined ? "done" : view.status;
     if (error === undefined) view.progress = 1;
     view.updatedAt = now;
     view.completedAt = now;

@@ -141,7 +141,7 @@ export interface ModelsChanged {
 }
 
 export type OperationType = "load" | "unload" | "migrate";
-export type OperationStatus = "pending" | "running" | "completed" | "failed";
+export type OperationStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
 
 /** A model lifecycle operation as `GET /v1/models/operations/{id}` shows it. */
 export interface OperationView {
@@ -163,7 +163,7 @@ export interface OperationView {
   completedAt: string | undefined;
 }
 
-/** A lifecycle operation started, progressed, completed or failed. */
+/** A lifecycle operation started, progressed, completed, failed (a timeout included) or was cancelled. */
 export interface OperationChanged {
   type: "operation";
   operation: OperationView;

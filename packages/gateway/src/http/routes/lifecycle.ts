@@ -41,6 +41,15 @@ function answer(reply: FastifyReply, started: OperationView | LifecycleRefusal):
   sendJson(reply, operationBody(started), 202);
 }
 
+/** The longest model id, backend name or operation id the lifecycle routes take, in a body, a path or a query. */
+const NAME_LIMIT = 512;
+
+/** A name given to a lifecycle route, or the 400 every route answers for a missing or oversized one. */
+function checkedName(name: string, value: unknown): string | ApiError {
+  if (typeof value === "string" && value !== "" && value.length <= NAME_LIMIT) return value;
+  return invalidRequest(`${name} must be a non-empty string (at most ${NAME_LIMIT} characters)`, name, "invalid_value");
+}
+
 /** The named string fields of a JSON body, or a 400 naming the first one missing or wrong. */
 function fields(body: unknown, names: readonly string[]): Record<string, string> | ApiError {
   const value = (body as JsonBody | undefined)?.value;
@@ -49,16 +58,28 @@ function fields(body: unknown, names: readonly string[]): Record<string, string>
   }
   const found: Record<string, string> = {};
   for (const name of names) {
-    const field = Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
-    if (typeof field !== "string" || field === "" || field.length > 512) {
-      return invalidRequest(`${name} must be a non-empty string (at most 512 characters)`, name, "invalid_value");
-    }
+    const field = checkedName(name, Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined);
+    if (field instanceof ApiError) return field;
     found[name] = field;
   }
   return found;
 }
 
-/** The lifecycle API: load, unload, migrate, and the operations they start. */
+/** 404 for an id no operation has (any length: an id over the limit is simply not one). */
+function operationNotFound(id: string): ApiError {
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  return new ApiError(
+    404,
+    `No operation '${shown}' (finished ones are kept until newer ones replace them)`,
+    "invalid_request_error",
+    "operation_not_found",
+  );
+}
+
+/** The id after /v1/models/operations/: a wildcard, so that no id, however long or with "/", reaches the model routes. */
+const operationId = (params: unknown) => (params as { "*": string })["*"];
+
+/** The lifecycle API: load, unload, migrate, and the operations they start (poll, list, cancel). */
 export function registerLifecycleRoutes(app: FastifyInstance, context: GatewayContext): void {
   const { lifecycle } = context;
 
@@ -80,12 +101,16 @@ export function registerLifecycleRoutes(app: FastifyInstance, context: GatewayCo
 
   // Model ids may hold "/", percent-encoded by the client: the wildcard has them decoded once.
   app.delete("/v1/models/*", async (request, reply) => {
-    const model = (request.params as { "*": string })["*"];
-    const backend = (request.query as Record<string, unknown>)["backend"];
-    if (typeof backend !== "string" || backend === "") {
+    const given = (request.query as Record<string, unknown>)["backend"];
+    if (typeof given !== "string" || given === "") {
       return sendError(reply, invalidRequest("Name the backend to unload from: ?backend=NAME", "backend"));
     }
-    if (model === "") return sendError(reply, invalidRequest("Name the model: DELETE /v1/models/{id}", "model"));
+    const raw = (request.params as { "*": string })["*"];
+    if (raw === "") return sendError(reply, invalidRequest("Name the model: DELETE /v1/models/{id}", "model"));
+    const model = checkedName("model", raw);
+    if (model instanceof ApiError) return sendError(reply, model);
+    const backend = checkedName("backend", given);
+    if (backend instanceof ApiError) return sendError(reply, backend);
     answer(reply, lifecycle.unload(model, backend));
   });
 
@@ -93,20 +118,30 @@ export function registerLifecycleRoutes(app: FastifyInstance, context: GatewayCo
     sendJson(reply, { object: "list", data: lifecycle.operations.list().map(operationBody) });
   });
 
-  app.get("/v1/models/operations/:id", async (request, reply) => {
-    const id = (request.params as { id: string }).id;
+  app.get("/v1/models/operations/*", async (request, reply) => {
+    const id = operationId(request.params);
     const view = lifecycle.operations.get(id);
-    if (!view) {
+    if (!view) return sendError(reply, operationNotFound(id));
+    sendJson(reply, operationBody(view));
+  });
+
+  // Cancel: the operation ends now ("cancelled"), its backends are free, what it was doing there is aborted.
+  app.delete("/v1/models/operations/*", async (request, reply) => {
+    const id = operationId(request.params);
+    const outcome = lifecycle.operations.cancel(id);
+    if ("missing" in outcome) return sendError(reply, operationNotFound(id));
+    if ("finished" in outcome) {
+      const { status } = outcome.finished;
       return sendError(
         reply,
         new ApiError(
-          404,
-          `No operation '${id}' (finished ones are kept until newer ones replace them)`,
-          "invalid_request_error",
-          "operation_not_found",
+          409,
+          `Operation '${id}' has already ${status === "cancelled" ? "been cancelled" : status}; nothing to cancel`,
+          "conflict_error",
+          "operation_finished",
         ),
       );
     }
-    sendJson(reply, operationBody(view));
+    sendJson(reply, operationBody(outcome.cancelled));
   });
 }
