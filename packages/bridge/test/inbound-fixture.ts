@@ -52,7 +52,9 @@ ${options.extra ?? ""}`;
     stream,
     relayed,
     waitForRelayed: (matches, what) =>
-      waitUntil(() => relayed().find(matches), { timeoutMs: 10_000, what: `${what}\n${bridge.process.tail()}` }),
+      waitUntil(() => relayed().find(matches), { timeoutMs: 10_000, what }).catch((error: Error) => {
+        throw new Error(`${error.message}\n--- the bridge's output ---\n${bridge.process.tail()}`);
+      }),
     assertAlive() {
       assert.ok(bridge.process.running, `the bridge exited:\n${bridge.process.tail()}`);
       assert.doesNotMatch(bridge.process.output, /uncaught|unhandled/i, "no crash was logged");

@@ -50,6 +50,13 @@ export interface SlackSimulator {
   openConnections(app: SlackApp): number;
   /** The next `count` calls (of `method`, or any) are answered 429 with Retry-After `retryAfter` seconds. */
   rateLimit(count: number, options?: { retryAfter?: number; method?: string }): void;
+  /** A fault: delivers this as the `event` of an events_api envelope to the app, whatever it is (null, a number...). */
+  injectEvent(app: SlackApp, event: unknown): void;
+  /**
+   * A fault: every message event is rewritten by `rewrite` before it is delivered (undefined: as Slack sends them), as
+   * a proxy or an API change that loses fields would.
+   */
+  rewriteEvents(rewrite: ((event: Record<string, unknown>) => unknown) | undefined): void;
   /** Cuts every Socket Mode connection as a network failure would; returns how many there were. */
   dropConnections(): number;
   /** Sends Slack's `disconnect` (refresh_requested) message on every connection. */
@@ -86,12 +93,14 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
   const limits: { remaining: number; retryAfter: number; method?: string | undefined }[] = [];
   let reachable = true;
   let port = 0;
+  let rewrite: ((event: Record<string, unknown>) => unknown) | undefined;
 
   /** A message event for every app in the channel (the author's own app too, as Slack does). */
   const broadcast = (channel: ChannelState, event: Record<string, unknown>) => {
     for (const app of world.apps) {
       if (channel.members.has(app.user.id)) {
-        socketMode.emit(app, { ...event, channel: channel.id, channel_type: channel.isPrivate ? "group" : "channel" });
+        const shown = { ...event, channel: channel.id, channel_type: channel.isPrivate ? "group" : "channel" };
+        socketMode.emit(app, rewrite === undefined ? shown : rewrite(structuredClone(shown)));
       }
     }
   };
@@ -282,6 +291,10 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
     openConnections: (app) => socketMode.openConnections(app),
     rateLimit(count, options = {}) {
       if (count > 0) limits.push({ remaining: count, retryAfter: options.retryAfter ?? 1, method: options.method });
+    },
+    injectEvent: (app, event) => socketMode.emit(app, event),
+    rewriteEvents(value) {
+      rewrite = value;
     },
     dropConnections: () => socketMode.drop(),
     requestRefresh: () => socketMode.requestRefresh(),

@@ -2,6 +2,9 @@
 // /me, a thread reply, another bot's post), an edit (message_changed), a delete (message_deleted), a join or leave,
 // a topic change — or nothing (the app's own posts, link unfurls, hidden bookkeeping). Pure: the connection resolves
 // the user and the channel's name.
+//
+// The app's own posts are recognised by every mark Slack keeps on them: the bot id, the bot's user id, the app id
+// (also in `bot_profile`), and the timestamps of the posts it made (which survive an event that lost the others).
 import { Events } from "../../message.ts";
 
 export interface SlackEvent {
@@ -10,6 +13,8 @@ export interface SlackEvent {
   channel?: string;
   user?: string;
   bot_id?: string;
+  app_id?: string;
+  bot_profile?: { app_id?: string };
   username?: string;
   text?: string;
   ts?: string;
@@ -24,6 +29,10 @@ export interface SlackEvent {
 export interface Self {
   userId: string;
   botId: string;
+  /** The app's id, when known (Socket Mode envelopes name it). */
+  appId?: string;
+  /** Whether the app posted the message with this timestamp. */
+  posted?(ts: string): boolean;
 }
 
 export type Inbound =
@@ -49,7 +58,11 @@ const TEXT_SUBTYPES = new Set([undefined, "bot_message", "me_message", "thread_b
 const DELETED_PLACEHOLDER = "This message was deleted.";
 
 const isOwn = (event: SlackEvent | undefined, self: Self) =>
-  event !== undefined && (event.bot_id === self.botId || (event.user !== undefined && event.user === self.userId));
+  event !== undefined &&
+  ((event.bot_id !== undefined && event.bot_id === self.botId) ||
+    (event.user !== undefined && event.user === self.userId) ||
+    (!!self.appId && (event.app_id === self.appId || event.bot_profile?.app_id === self.appId)) ||
+    (event.ts !== undefined && self.posted?.(event.ts) === true));
 
 /** A thread reply's parent: the thread's root, unless the message is the root itself. */
 const parentOf = (event: SlackEvent) =>

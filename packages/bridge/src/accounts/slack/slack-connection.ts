@@ -17,19 +17,25 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { MalformedEvents } from "../malformed-events.ts";
+import { OwnPosts } from "../own-posts.ts";
 import { SlackDirectory, type SlackUser } from "./directory.ts";
 import { isNetworkError, platformError, sendFailure, tokenFailure } from "./errors.ts";
+import { readEvent } from "./event-shape.ts";
 import { type Inbound, interpret, type Self, type SlackEvent } from "./inbound.ts";
 import type { SLACK_KEYS } from "./keys.ts";
 import { readableText, slackText } from "./mrkdwn.ts";
 import { outboundText, postedName } from "./outbound.ts";
 import { slackLogger } from "./sdk-logger.ts";
+import { guardSocketFrames } from "./socket-frames.ts";
 
 type Settings = AccountConfig<typeof SLACK_KEYS>["settings"];
 
 /** Event ids remembered to drop a redelivered event (Slack retries what it thinks was not acknowledged). */
 const EVENT_IDS_KEPT = 1000;
 const CALL_TIMEOUT_MS = 30_000;
+/** Unknown users one message's mentions may ask Slack about; the others are shown by their id. */
+const MENTION_LOOKUPS_PER_MESSAGE = 10;
 
 export class SlackConnection implements Connection {
   readonly #settings: Settings;
@@ -45,11 +51,15 @@ export class SlackConnection implements Connection {
   readonly #seenEvents = new Set<string>();
   /** Inbound events, handled in the order they came. */
   #inbound: Promise<void> = Promise.resolve();
+  readonly #malformed: MalformedEvents;
+  /** The messages this app posted, to know their echoes by timestamp. */
+  readonly #own = new OwnPosts();
 
   constructor(config: AccountConfig<typeof SLACK_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(context.logger);
   }
 
   async connect(): Promise<void> {
@@ -78,6 +88,7 @@ export class SlackConnection implements Connection {
       clientOptions: { slackApiUrl, retryConfig: { retries: 0 }, timeout: CALL_TIMEOUT_MS },
     });
     this.#socket = socket;
+    guardSocketFrames(socket, (frame, reason) => this.#malformed.skip("a Slack event", frame, reason));
     socket.on("slack_event", (envelope: Envelope) => this.#onEnvelope(socket, envelope));
     try {
       await socket.start();
@@ -146,12 +157,11 @@ export class SlackConnection implements Connection {
     }
     const identity = postedName(delivery, settings);
     const parent = message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
-    const posted = await web.chat.postMessage({
+    const posted = await this.#own.track(
       channel,
-      text,
-      ...identity,
-      ...(parent === "" ? {} : { thread_ts: parent }),
-    });
+      web.chat.postMessage({ channel, text, ...identity, ...(parent === "" ? {} : { thread_ts: parent }) }),
+      (answer) => answer.ts ?? "",
+    );
     return posted.ts ?? "";
   }
 
@@ -177,30 +187,50 @@ export class SlackConnection implements Connection {
 
   #onEnvelope(socket: SocketModeClient, envelope: Envelope): void {
     // Acknowledge first, as Slack asks (within 3 s); a failed ack means Slack will deliver the event again.
-    envelope.ack().catch(() => {});
-    const event = envelope.body?.event;
-    const eventId = envelope.body?.event_id;
-    if (event === undefined || envelope.type !== "events_api") return;
-    if (eventId !== undefined) {
-      if (this.#seenEvents.has(eventId)) return;
-      this.#seenEvents.add(eventId);
-      if (this.#seenEvents.size > EVENT_IDS_KEPT) this.#seenEvents.delete(this.#seenEvents.values().next().value!);
-    }
-    this.#inbound = this.#inbound
-      .then(() => (this.#socket === socket ? this.#handle(event) : undefined))
-      .catch((error: unknown) => this.#logger.error({ err: error }, "could not handle a Slack event"));
+    Promise.resolve()
+      .then(() => envelope.ack())
+      .catch(() => {});
+    this.#malformed.guard("a Slack event", envelope.body, () => {
+      const body = envelope.body;
+      if (envelope.type !== "events_api" || body === undefined || body === null || body.event === undefined) return;
+      const event = readEvent(body.event);
+      if (typeof event === "string") {
+        this.#malformed.skip("a Slack event", body.event, event);
+        return;
+      }
+      // The envelope is addressed to this app: its api_app_id is the app id the app's own posts carry.
+      if (this.#self !== undefined && !this.#self.appId && typeof body.api_app_id === "string") {
+        this.#self.appId = body.api_app_id;
+      }
+      const eventId = typeof body.event_id === "string" ? body.event_id : undefined;
+      if (eventId !== undefined) {
+        if (this.#seenEvents.has(eventId)) return;
+        this.#seenEvents.add(eventId);
+        if (this.#seenEvents.size > EVENT_IDS_KEPT) this.#seenEvents.delete(this.#seenEvents.values().next().value!);
+      }
+      this.#inbound = this.#inbound
+        .then(() =>
+          this.#socket === socket
+            ? this.#malformed.guardAsync("a Slack event", body.event, () => this.#handle(event))
+            : undefined,
+        )
+        .catch((error: unknown) => this.#logger.error({ err: error }, "could not handle a Slack event"));
+    });
   }
 
   async #handle(event: SlackEvent): Promise<void> {
     const channel = event.channel === undefined ? undefined : this.#names.get(event.channel);
     const self = this.#self;
-    if (channel === undefined || self === undefined) return;
-    const inbound = interpret(event, self, this.#settings.EditDisable);
+    if (channel === undefined || self === undefined || event.channel === undefined) return;
+    // An echo of a post still being made comes before the answer with its timestamp.
+    await this.#own.settled(event.channel);
+    const inbound = interpret(event, { ...self, posted: (ts) => this.#own.has(ts) }, this.#settings.EditDisable);
     if (inbound.kind === "ignore") return;
     if (inbound.kind === "delete") {
       this.#context.receive(emptyMessage({ id: inbound.id, channel, event: Events.msgDelete }));
       return;
     }
+    // A sender Slack cannot tell us about now (rate-limited) is shown by their id: the message is never dropped.
     const user = inbound.userId === undefined ? undefined : await this.#directory.user(inbound.userId);
     const text = await this.#readable(inbound.text);
     this.#context.receive(
@@ -219,8 +249,14 @@ export class SlackConnection implements Connection {
 
   /** Mentions resolved first (users asked of Slack when not known yet), then the text made readable. */
   async #readable(text: string): Promise<string> {
-    const mentioned = [...text.matchAll(/<@([A-Z0-9]+)/g)].map((match) => match[1] as string);
-    for (const id of new Set(mentioned)) await this.#directory.user(id).catch(() => undefined);
+    const asked: Promise<unknown>[] = [];
+    for (const match of text.matchAll(/<@([A-Z0-9]+)/g)) {
+      if (asked.length >= MENTION_LOOKUPS_PER_MESSAGE) break;
+      const id = match[1] as string;
+      // The directory runs a few at once and answers repeated ids from one lookup.
+      if (this.#directory.wouldAsk(id)) asked.push(this.#directory.user(id));
+    }
+    await Promise.all(asked);
     return readableText(text, {
       user: (id) => {
         const user = this.#directory.knownUser(id);
@@ -233,14 +269,15 @@ export class SlackConnection implements Connection {
   #nameOf(user: SlackUser | undefined, inbound: Extract<Inbound, { kind: "text" }>): string {
     if (inbound.event === Events.joinLeave || inbound.event === Events.topicChange) return "system";
     if (inbound.postedAs) return inbound.postedAs;
-    return user === undefined ? (inbound.userId ?? "") : this.#displayName(user);
+    // Nobody Slack can name (an integration without a user): its id at least, never an empty nick.
+    return user === undefined ? inbound.userId || "unknown" : this.#displayName(user);
   }
 
   #displayName(user: SlackUser): string {
     const settings = this.#settings;
-    if (settings.UseUserName) return user.name;
+    if (settings.UseUserName) return user.name || user.id;
     if (settings.UseFullName && user.realName !== "") return user.realName;
-    return user.displayName || user.name;
+    return user.displayName || user.name || user.id;
   }
 
   #liveClient(): WebClient {
@@ -252,7 +289,8 @@ export class SlackConnection implements Connection {
 interface Envelope {
   ack(): Promise<void>;
   type?: string;
-  body?: { event?: SlackEvent; event_id?: string };
+  /** Unchecked: whatever Slack sent. */
+  body?: { event?: unknown; event_id?: unknown; api_app_id?: unknown } | null;
 }
 
 /** An error whose message says what was being done; tokens never appear (the library does not put them in errors). */

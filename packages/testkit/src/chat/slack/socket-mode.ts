@@ -86,7 +86,7 @@ export class SocketMode {
   }
 
   /** Queues an event for `app`: sent now on an open connection, or when one opens. */
-  emit(app: SlackApp, event: Record<string, unknown>): void {
+  emit(app: SlackApp, event: unknown): void {
     const envelope: Envelope = {
       envelope_id: randomUUID(),
       type: "events_api",
