@@ -6,6 +6,8 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { interpret as interpretMattermost } from "../src/accounts/mattermost/inbound.ts";
 import { postOfEvent } from "../src/accounts/mattermost/post-shape.ts";
+import { readEvent } from "../src/accounts/slack/event-shape.ts";
+import { interpret as interpretSlack } from "../src/accounts/slack/inbound.ts";
 import { entitiesToMarkdown, presenceMessages, textMessage } from "../src/accounts/telegram/inbound.ts";
 import { readUpdate, type TgEntity } from "../src/accounts/telegram/update-shape.ts";
 import { MESSAGE_FIELDS, type Message } from "../src/message.ts";
@@ -135,7 +137,12 @@ describe("mattermost inbound reading", () => {
   );
   const data = fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
-    fc.record({ post: fc.oneof(post.map((value) => JSON.stringify(value)), fc.jsonValue({ maxDepth: 2 })) }),
+    fc.record({
+      post: fc.oneof(
+        post.map((value) => JSON.stringify(value)),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
+    }),
   );
   const change = fc.constantFrom("posted" as const, "edited" as const, "deleted" as const);
 
@@ -151,6 +158,58 @@ describe("mattermost inbound reading", () => {
         });
         const own = read.user_id === "bot" || read.props?.from_switchboard === true || read.id === "p2";
         if (own) assert.deepEqual(inbound, { kind: "ignore" });
+        if (inbound.kind === "text") assert.equal(typeof inbound.text, "string");
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("slack inbound reading", () => {
+  const message = fc.record(
+    {
+      type: nearly(fc.constantFrom("message", "reaction_added")),
+      subtype: nearly(
+        fc.constantFrom("bot_message", "me_message", "message_changed", "message_deleted", "channel_join"),
+      ),
+      channel: nearly(fc.constantFrom("C1")),
+      user: nearly(fc.constantFrom("U1", "UBOT")),
+      bot_id: nearly(fc.constantFrom("B1", "BOURS")),
+      app_id: nearly(fc.constantFrom("A1", "AOURS")),
+      text: nearly(fc.string()),
+      ts: nearly(fc.constantFrom("1.1", "2.2", "9.9")),
+      thread_ts: nearly(fc.constantFrom("1.1", "0.5")),
+      deleted_ts: nearly(fc.constantFrom("1.1", "9.9")),
+      edited: nearly(fc.record({ user: nearly(fc.string()), ts: nearly(fc.string()) })),
+      files: nearly(fc.array(nearly(fc.record({ permalink: nearly(fc.webUrl()) })), { maxLength: 2 })),
+    },
+    { requiredKeys: [] },
+  );
+  const event = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    message,
+    fc.record({ type: fc.constant("message"), subtype: fc.constant("message_changed"), message: nearly(message) }),
+    fc.record({
+      type: fc.constant("message"),
+      subtype: fc.constant("message_deleted"),
+      deleted_ts: nearly(fc.constantFrom("1.1", "9.9")),
+      previous_message: nearly(message),
+    }),
+  );
+  const self = { userId: "UBOT", botId: "BOURS", appId: "AOURS", posted: (ts: string) => ts === "9.9" };
+  const ours = (value: { user?: string; bot_id?: string; app_id?: string; ts?: string } | undefined) =>
+    value !== undefined &&
+    (value.user === "UBOT" || value.bot_id === "BOURS" || value.app_id === "AOURS" || value.ts === "9.9");
+
+  it("never throws, relays only messages, and never the app's own", () => {
+    fc.assert(
+      fc.property(event, (raw) => {
+        const read = readEvent(raw);
+        if (typeof read === "string") return;
+        const inbound = interpretSlack(read, self, false);
+        if (read.type !== "message") assert.deepEqual(inbound, { kind: "ignore" });
+        const judged = read.subtype === "message_changed" ? read.message : read;
+        if (read.subtype !== "message_deleted" && ours(judged)) assert.deepEqual(inbound, { kind: "ignore" });
         if (inbound.kind === "text") assert.equal(typeof inbound.text, "string");
       }),
       RUNS,

@@ -59,7 +59,10 @@ describe("telegram inbound faults", () => {
     assert.equal(numeric.username, "alice");
 
     const nameless = { id: 424242, is_bot: false };
-    tg.injectUpdate(bot, (id) => ({ update_id: id, message: message({ message_id: 9001, from: nameless, text: "hi" }) }));
+    tg.injectUpdate(bot, (id) => ({
+      update_id: id,
+      message: message({ message_id: 9001, from: nameless, text: "hi" }),
+    }));
     const anonymous = await run.waitForRelayed((m) => m.text === "hi", "the nameless user's message");
     assert.equal(anonymous.username, "424242", "the user id, not an empty nick");
     assert.equal(anonymous.userid, "424242");

@@ -56,20 +56,24 @@ const MARKS: Record<string, [string, string]> = {
  */
 export function entitiesToMarkdown(text: string, entities: readonly TgEntity[] | undefined): string {
   if (!entities?.length) return text;
-  const inserts: { at: number; text: string; order: number }[] = [];
+  const inserts: { at: number; text: string; order: number; sequence: number }[] = [];
+  const insert = (at: number, mark: string, order: number) =>
+    inserts.push({ at, text: mark, order, sequence: inserts.length });
   entities.forEach((entity, index) => {
     const end = entity.offset + entity.length;
     if (entity.offset < 0 || entity.length < 0 || end > text.length) return;
     if (entity.type === "text_link") {
-      if (entity.url) inserts.push({ at: end, text: ` (${entity.url})`, order: -index });
+      if (entity.url) insert(end, ` (${entity.url})`, -index);
       return;
     }
     const marks = Object.hasOwn(MARKS, entity.type) ? MARKS[entity.type] : undefined;
     if (marks === undefined) return;
-    inserts.push({ at: entity.offset, text: marks[0], order: index }, { at: end, text: marks[1], order: -index });
+    insert(entity.offset, marks[0], index);
+    insert(end, marks[1], -index);
   });
-  // At one position, the mark of the later opening entity (or of the earlier closing one) comes first.
-  inserts.sort((a, b) => a.at - b.at || b.order - a.order);
+  // At one position, the mark of the later opening entity (or of the earlier closing one) comes first, and of two
+  // marks of one entity (empty), the closing one.
+  inserts.sort((a, b) => a.at - b.at || b.order - a.order || b.sequence - a.sequence);
   const parts: string[] = [];
   let last = 0;
   for (const insert of inserts) {
