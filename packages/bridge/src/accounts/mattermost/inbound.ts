@@ -64,17 +64,10 @@ export interface InterpretOptions {
 
 /** Whether a post is one the bridge made (this account, or another account of a Switchboard bridge). */
 export function isOwnPost(post: MattermostPost, ownUserId: string, options: InterpretOptions): boolean {
-  return (
-    post.user_id === ownUserId || post.props?.from_switchboard === true || options.postedByUs?.(post.id) === true
-  );
+  return post.user_id === ownUserId || post.props?.from_switchboard === true || options.postedByUs?.(post.id) === true;
 }
 
-export function interpret(
-  post: MattermostPost,
-  change: Change,
-  ownUserId: string,
-  options: InterpretOptions,
-): Inbound {
+export function interpret(post: MattermostPost, change: Change, ownUserId: string, options: InterpretOptions): Inbound {
   if (isOwnPost(post, ownUserId, options)) return IGNORE;
   if (change === "deleted") return { kind: "delete", id: post.id };
   if (change === "edited" && options.editDisable) return IGNORE;

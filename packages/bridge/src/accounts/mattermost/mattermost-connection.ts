@@ -177,7 +177,12 @@ export class MattermostConnection implements Connection {
     const root = await this.#threadRoot(api, message.parent_id);
     const post = await this.#own.track(
       channelId,
-      api.createPost({ channel_id: channelId, message: text, root_id: root, props: postProps(delivery, this.#settings) }),
+      api.createPost({
+        channel_id: channelId,
+        message: text,
+        root_id: root,
+        props: postProps(delivery, this.#settings),
+      }),
       (created) => (typeof created?.id === "string" ? created.id : ""),
     );
     return post.id;
