@@ -9,6 +9,7 @@ import type { Delivery, SendResult } from "./account.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { type Clock, type Delay, delay } from "./clock.ts";
 import { PermanentSendError, RetryAfter } from "./connection.ts";
+import type { DropReason } from "./observer.ts";
 import type { Pacer } from "./pacer.ts";
 
 export interface QueuePolicy {
@@ -43,6 +44,16 @@ export interface QueueDeps {
   send(delivery: Delivery): SendResult;
   /** Whether the account is connected; when it comes back up the owner calls `resume()`. */
   isUp(): boolean;
+  /** Told what became of each message (metrics); nobody by default. */
+  observer?: QueueObserver;
+}
+
+/** What the queue reports of its messages; the owner adds the account (core/observer.ts). */
+export interface QueueObserver {
+  /** The destination confirmed it, `elapsedMs` after it was queued. */
+  sent(delivery: Delivery, elapsedMs: number): void;
+  rateLimited(delivery: Delivery): void;
+  dropped(delivery: Delivery, reason: DropReason): void;
 }
 
 interface Item {
@@ -52,6 +63,8 @@ interface Item {
   resolve(id: string): void;
   /** Not sent before this time (a rate-limit wait or a retry delay). */
   notBefore: number;
+  /** When it was queued: the relay latency runs from here to the destination's confirmation. */
+  queuedAt: number;
   attempts: number;
   rateLimitWaits: number;
 }
@@ -92,20 +105,24 @@ export class OutboundQueue {
     const deps = this.#deps;
     if (ready === undefined && this.#items.length === 0 && !this.#pumping && deps.isUp() && deps.pacer.ready()) {
       deps.pacer.reserve();
+      const queuedAt = deps.clock.now();
       let result: SendResult;
       try {
         result = deps.send(delivery);
       } catch (error) {
         result = Promise.reject(error);
       }
-      if (typeof result === "string") return result;
+      if (typeof result === "string") {
+        deps.observer?.sent(delivery, deps.clock.now() - queuedAt);
+        return result;
+      }
       const { item, promise } = this.#newItem(delivery, undefined);
       this.#items.push(item);
       void this.#pump(result);
       return promise;
     }
     if (this.#items.length >= this.#policy.capacity) {
-      this.#drop();
+      this.#drop(delivery);
       return "";
     }
     const { item, promise } = this.#newItem(delivery, ready);
@@ -143,7 +160,8 @@ export class OutboundQueue {
     const promise = new Promise<string>((done) => {
       resolve = done;
     });
-    return { item: { delivery, ready, resolve, notBefore: 0, attempts: 0, rateLimitWaits: 0 }, promise };
+    const queuedAt = this.#deps.clock.now();
+    return { item: { delivery, ready, resolve, notBefore: 0, queuedAt, attempts: 0, rateLimitWaits: 0 }, promise };
   }
 
   /** Sends the head of the queue until it is empty, the account is down, or the queue is closed. */
@@ -185,6 +203,7 @@ export class OutboundQueue {
         try {
           const id = await attempt;
           this.#items.shift();
+          deps.observer?.sent(item.delivery, deps.clock.now() - item.queuedAt);
           item.resolve(id);
         } catch (error) {
           this.#failed(item, error);
@@ -233,6 +252,8 @@ export class OutboundQueue {
     const deps = this.#deps;
     const where = { channel: deps.channel };
     const reason = error instanceof Error ? error.message : String(error);
+    // Every rate-limit answer counts, the one that exhausts the waits too.
+    if (error instanceof RetryAfter) deps.observer?.rateLimited(item.delivery);
     if (error instanceof RetryAfter && item.rateLimitWaits < this.#policy.maxRateLimitWaits) {
       item.rateLimitWaits++;
       item.notBefore = deps.clock.now() + Math.max(0, error.delayMs);
@@ -252,6 +273,7 @@ export class OutboundQueue {
     }
     this.#items.shift();
     item.resolve("");
+    deps.observer?.dropped(item.delivery, "send_failed");
     const tries = item.attempts + 1 + item.rateLimitWaits;
     deps.logger.warn({ ...where, attempts: tries, reason }, `message to ${deps.channel} dropped: ${reason}`);
   }
@@ -261,7 +283,8 @@ export class OutboundQueue {
   }
 
   /** Logged once when a burst of drops starts and once (with the count) when the queue has drained. */
-  #drop(): void {
+  #drop(delivery: Delivery): void {
+    this.#deps.observer?.dropped(delivery, "queue_full");
     this.#droppedTotal++;
     this.#droppedInBurst++;
     if (this.#droppedInBurst === 1) {

@@ -9,6 +9,7 @@ import { cleanNick } from "./clean-nick.ts";
 import { destinationAccepts, destinationNick, INTERNAL_EVENTS, isIgnored, rewriteAtSource } from "./filters.ts";
 import { type CopyId, cacheKey, MessageIdCache } from "./id-cache.ts";
 import { formatNick } from "./nick-format.ts";
+import { type RelayObserver, UNOBSERVED } from "./observer.ts";
 import { type AccountRules, compileRules } from "./rules.ts";
 
 interface Endpoint {
@@ -29,6 +30,8 @@ export interface RouterOptions {
   logger: Logger;
   debug?: boolean;
   idCacheSize?: number;
+  /** Told of each message routed in a gateway (metrics). */
+  observer?: RelayObserver;
 }
 
 export class Router implements MessageSink {
@@ -38,10 +41,12 @@ export class Router implements MessageSink {
   readonly #rules = new Map<string, AccountRules>();
   readonly #logger: Logger;
   readonly #debug: boolean;
+  readonly #observer: RelayObserver;
 
   constructor(config: BridgeConfig, accounts: ReadonlyMap<string, Account>, options: RouterOptions) {
     this.#logger = options.logger;
     this.#debug = options.debug ?? false;
+    this.#observer = options.observer ?? UNOBSERVED;
     for (const [id, account] of config.accounts) this.#rules.set(id, compileRules(account.settings));
     for (const gateway of config.gateways) {
       const routed: RoutedGateway = {
@@ -105,6 +110,7 @@ export class Router implements MessageSink {
   #routeInGateway(gateway: RoutedGateway, source: Account, message: Message, rules: AccountRules): number {
     const from = gateway.endpoints.find((e) => e.account === source && e.config.channel === message.channel);
     if (!from?.receives) return 0;
+    this.#observer.received(source.id, gateway.name);
     const key = message.id === "" ? undefined : cacheKey(source.id, message.id);
     const known = key === undefined ? undefined : gateway.cache.get(key);
     const parentKey = message.parent_id === "" ? undefined : gateway.cache.canonical(source.id, message.parent_id);

@@ -6,7 +6,8 @@ import type { Message } from "../message.ts";
 import type { Account, Capabilities, Delivery, MessageSink, SendResult } from "./account.ts";
 import { type Clock, type Delay, delay, systemClock } from "./clock.ts";
 import type { Connection, ConnectionContext, JoinRequest, Membership } from "./connection.ts";
-import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueuePolicy } from "./outbound-queue.ts";
+import type { RelayObserver } from "./observer.ts";
+import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueueObserver, type QueuePolicy } from "./outbound-queue.ts";
 import { Pacer } from "./pacer.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, Supervisor } from "./supervisor.ts";
 
@@ -31,6 +32,8 @@ export interface SupervisedAccountOptions {
   debug: boolean;
   memberships: readonly Membership[];
   tuning?: Partial<CoreTuning>;
+  /** Told of sends, drops, rate limits and reconnect attempts (metrics). */
+  observer?: RelayObserver;
 }
 
 /** Each channel once, with the options of the first entry naming it (an IRC channel key, for instance). */
@@ -53,6 +56,7 @@ export class SupervisedAccount implements Account {
   readonly #queuePolicy: QueuePolicy;
   readonly #logger: Logger;
   readonly #tuning: CoreTuning;
+  readonly #queueObserver: QueueObserver | undefined;
   /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
   readonly #paceWaits = new Set<Delay>();
 
@@ -67,6 +71,12 @@ export class SupervisedAccount implements Account {
     this.#pacer = new Pacer(config.settings.MessageDelay, tuning.clock);
     this.#queuePolicy = { ...tuning.queue, capacity: config.settings.MessageQueue };
     const sink = options.sink;
+    const observer = options.observer;
+    this.#queueObserver = observer && {
+      sent: (delivery, elapsedMs) => observer.sent(this.id, delivery.gateway, elapsedMs),
+      rateLimited: (delivery) => observer.rateLimited(this.id, delivery.gateway),
+      dropped: (delivery, reason) => observer.dropped(this.id, delivery.gateway, reason),
+    };
     const context: ConnectionContext = {
       id: config.id,
       protocol: config.protocol,
@@ -92,6 +102,7 @@ export class SupervisedAccount implements Account {
         for (const queue of this.#queues.values()) queue.resume();
       },
       onDown: () => {},
+      onReconnectAttempt: () => observer?.reconnectAttempt(this.id),
     });
   }
 
@@ -111,6 +122,7 @@ export class SupervisedAccount implements Account {
         pacer: this.#pacer,
         send: (d) => this.connection.send(d),
         isUp: () => this.supervisor.isUp,
+        observer: this.#queueObserver,
       });
       this.#queues.set(delivery.channel, queue);
     }
@@ -131,6 +143,11 @@ export class SupervisedAccount implements Account {
     let total = 0;
     for (const queue of this.#queues.values()) total += queue.size;
     return total;
+  }
+
+  /** Messages held per destination channel (a channel appears once something was sent to it). */
+  queueDepths(): Map<string, number> {
+    return new Map([...this.#queues].map(([channel, queue]) => [channel, queue.size]));
   }
 
   /** The bridge is stopping: the protocol refuses new inbound work (an HTTP API answers 503) but stays connected. */

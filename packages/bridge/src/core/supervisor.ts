@@ -9,6 +9,19 @@ import { AccountFailure, type Connection, type JoinRequest } from "./connection.
 
 export type ConnectionState = "idle" | "connecting" | "connected" | "waiting" | "failed" | "stopped";
 
+/** A read-only snapshot of the connection's life, for a status page. */
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Connected at least once: a `connecting` state is then a reconnect attempt. */
+  wasUp: boolean;
+  /** Failed attempts since the account was last up. */
+  failedAttempts: number;
+  /** While down: the disconnect's or the last failed attempt's reason; when failed, why it is for good. */
+  reason?: string;
+  /** While waiting to reconnect: when the next attempt starts, on the clock's monotonic scale. */
+  nextAttemptAt?: number;
+}
+
 export interface SupervisorOptions {
   /** The account id, for log lines and the start-up error. */
   account: string;
@@ -23,6 +36,8 @@ export interface SupervisorOptions {
   onUp(): void;
   /** No longer connected: the outbound queues hold their messages. */
   onDown(): void;
+  /** A reconnect attempt begins (counted by the metrics). */
+  onReconnectAttempt?(): void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -39,7 +54,11 @@ export class Supervisor {
   #failures = 0;
   #downSince = 0;
   #lastLoggedReason: string | undefined;
+  /** Why the account is down (see ConnectionStatus.reason). */
+  #downReason: string | undefined;
+  #wasUp = false;
   #timer: TimerHandle | undefined;
+  #nextAttemptAt: number | undefined;
   /** A `failed` report received while an attempt is in progress; the attempt ends as failed. */
   #failedDuringAttempt: unknown;
   /** A `disconnected` report received while an attempt is in progress (the link dropped during the joins). */
@@ -58,6 +77,13 @@ export class Supervisor {
     return this.#state === "connected";
   }
 
+  get status(): ConnectionStatus {
+    const status: ConnectionStatus = { state: this.#state, wasUp: this.#wasUp, failedAttempts: this.#failures };
+    if (this.#state !== "connected" && this.#downReason !== undefined) status.reason = this.#downReason;
+    if (this.#timer !== undefined && this.#nextAttemptAt !== undefined) status.nextAttemptAt = this.#nextAttemptAt;
+    return status;
+  }
+
   /**
    * The first connect. Resolves once connected and joined, or after a first attempt that failed in a way worth
    * retrying (the account then keeps trying in the background while its queues hold messages). Rejects, with a
@@ -68,14 +94,17 @@ export class Supervisor {
     const outcome = await this.#attempt();
     if (outcome.kind === "up") {
       logger.info({ account }, `${account} connected`);
+      this.#markUp();
       this.#options.onUp();
     } else if (outcome.kind === "retry") {
       this.#downSince = this.#options.clock.now();
       this.#lastLoggedReason = outcome.reason;
+      this.#downReason = outcome.reason;
       logger.warn({ account, reason: outcome.reason }, `${account} cannot connect: ${outcome.reason}; retrying`);
       this.#scheduleReconnect();
     } else if (outcome.kind === "failed") {
       this.#state = "failed";
+      this.#downReason = outcome.reason;
       throw new Error(`[${account}] ${outcome.reason}`);
     }
   }
@@ -91,6 +120,7 @@ export class Supervisor {
     const text = reasonText(reason);
     this.#downSince = this.#options.clock.now();
     this.#lastLoggedReason = text;
+    this.#downReason = text;
     logger.warn({ account, reason: text }, `${account} disconnected: ${text}; reconnecting`);
     this.#goDown();
     this.#failures = 0;
@@ -118,6 +148,11 @@ export class Supervisor {
     if (wasActive) await this.#release();
   }
 
+  #markUp(): void {
+    this.#wasUp = true;
+    this.#downReason = undefined;
+  }
+
   #goDown(): void {
     this.#state = "waiting";
     this.#options.onDown();
@@ -125,6 +160,7 @@ export class Supervisor {
 
   #fail(reason: string): void {
     this.#state = "failed";
+    this.#downReason = reason;
     const { logger, account } = this.#options;
     logger.error({ account, reason }, `${account} failed: ${reason}; it stays disconnected until restarted`);
   }
@@ -184,6 +220,7 @@ export class Supervisor {
     const { clock, random, reconnect } = this.#options;
     const wait = backoffDelay(this.#failures, reconnect, random);
     this.#state = "waiting";
+    this.#nextAttemptAt = clock.now() + wait;
     this.#timer = clock.setTimeout(() => {
       this.#timer = undefined;
       void this.#reconnect();
@@ -192,6 +229,7 @@ export class Supervisor {
 
   async #reconnect(): Promise<void> {
     const { logger, account, clock } = this.#options;
+    this.#options.onReconnectAttempt?.();
     const outcome = await this.#attempt();
     switch (outcome.kind) {
       case "up": {
@@ -200,11 +238,13 @@ export class Supervisor {
         logger.info({ account, attempts, downMs }, `${account} reconnected (attempt ${attempts}, down ${downMs} ms)`);
         this.#failures = 0;
         this.#lastLoggedReason = undefined;
+        this.#markUp();
         this.#options.onUp();
         return;
       }
       case "retry":
         this.#failures++;
+        this.#downReason = outcome.reason;
         if (outcome.reason !== this.#lastLoggedReason) {
           this.#lastLoggedReason = outcome.reason;
           logger.warn(
