@@ -6,6 +6,7 @@ import { CORE_KEYS, GENERAL_ONLY_KEYS } from "./core-keys.ts";
 import { describeValue } from "./describe-value.ts";
 import type { ProtocolRegistry } from "./descriptor.ts";
 import { ConfigError } from "./errors.ts";
+import { isHostPort } from "./host-port.ts";
 import { checkKind } from "./key-spec.ts";
 import { didYouMean } from "./suggest.ts";
 import { emptyTable, isTable, own, spelling, type Table } from "./table.ts";
@@ -59,6 +60,10 @@ function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string
         `[general]: key "${written}" is not used by Switchboard; ignored${didYouMean(written, known.values())}`,
       );
     }
+  }
+  const status = general["StatusAddress"];
+  if (typeof status === "string" && status !== "" && !isHostPort(status)) {
+    fail(`[general]: StatusAddress must be <host>:<port>, e.g. "127.0.0.1:9090" (got ${JSON.stringify(status)})`);
   }
   return general as GeneralSettings;
 }
