@@ -4,7 +4,7 @@ import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import { parseConfigText } from "./config/load.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
-import { DashboardHub } from "./dashboard/hub.ts";
+import { DashboardHub, HUB_DEFAULTS } from "./dashboard/hub.ts";
 import { MdnsDiscovery } from "./discovery/mdns.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
@@ -149,15 +149,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     shutdown,
   });
   queueDepth = () => pipeline.queue.depth;
-  const dashboard = new DashboardHub(events, {
-    version: VERSION,
-    registry,
-    stats,
-    history,
-    budget,
-    queue: () => ({ enabled: pipeline.queue.enabled, maxSize: pipeline.queue.maxSize, depth: pipeline.queue.depth }),
-    operations: () => lifecycle.operations.running(),
-  });
+  const dashboard = new DashboardHub(
+    events,
+    {
+      version: VERSION,
+      registry,
+      stats,
+      history,
+      budget,
+      queue: () => ({ enabled: pipeline.queue.enabled, maxSize: pipeline.queue.maxSize, depth: pipeline.queue.depth }),
+      operations: () => lifecycle.operations.running(),
+    },
+    { ...HUB_DEFAULTS, maxClients: config.server.dashboard_max_clients },
+  );
   const app = buildServer({
     config,
     registry,

@@ -10,6 +10,7 @@ port = 8000
 request_timeout_seconds = 300    # per backend attempt: until response headers, and between streamed chunks
 body_limit_bytes = 10485760      # larger request bodies get 413
 client_timeout_seconds = 30      # a client must send its whole request within this time
+# dashboard_max_clients = 100    # dashboard sockets at once; more get 503
 
 [health_check]
 enabled = true
@@ -99,4 +100,7 @@ priority = 1                     # lower is preferred
 # [pricing."my-finetune"]        # USD per million tokens; overrides or adds to the built-in prices
 # input_usd_per_mtok = 3
 # output_usd_per_mtok = 15
+
+# [lifecycle]                    # model load / unload / migrate operations (Ollama backends)
+# operation_timeout_seconds = 3600  # an operation holding a backend longer than this fails and is aborted
 `;

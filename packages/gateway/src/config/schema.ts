@@ -67,6 +67,8 @@ const server = z.strictObject({
   client_timeout_seconds: positiveSeconds.default(30),
   shutdown_grace_seconds: z.number().min(0).max(3600).default(10),
   history_size: z.number().int().min(0).max(100_000).default(1000),
+  /** ours: dashboard sockets connected at once; more are refused with 503 (each may hold up to 1 MiB unsent). */
+  dashboard_max_clients: z.number().int().min(0).max(10_000).default(100),
 });
 
 const healthCheck = z.strictObject({

@@ -46,8 +46,20 @@ export function registerDashboard(app: FastifyInstance, hub: DashboardHub): void
       preHandler: (request, reply, done) => {
         if (request.headers.upgrade === undefined) return done();
         const problem = handshakeProblem(request.headers);
-        if (problem === undefined) return done();
-        sendError(reply, new ApiError(400, problem, "invalid_request_error", "invalid_websocket_handshake"));
+        if (problem !== undefined) {
+          return sendError(reply, new ApiError(400, problem, "invalid_request_error", "invalid_websocket_handshake"));
+        }
+        if (!hub.full) return done();
+        reply.header("retry-after", "5");
+        sendError(
+          reply,
+          new ApiError(
+            503,
+            `The dashboard has ${hub.settings.maxClients} clients connected, its limit ([server] dashboard_max_clients); try again later`,
+            "server_error",
+            "dashboard_full",
+          ),
+        );
       },
       handler: (_request, reply) =>
         sendError(

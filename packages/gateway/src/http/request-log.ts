@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Endpoint, EventBus, RequestCompleted } from "../telemetry/events.ts";
@@ -18,9 +19,13 @@ const MODEL_ROUTES = new Map<string, Endpoint>([
 export function trackRequests(app: FastifyInstance, logger: Logger, events: EventBus): void {
   const log = logger.isLevelEnabled("info");
   app.addHook("onRequest", (request, reply, done) => {
+    const endpoint = request.method === "POST" ? MODEL_ROUTES.get(request.routeOptions.url ?? "") : undefined;
+    if (request.headers.upgrade !== undefined && endpoint === undefined) {
+      logUpgrade(logger, request.id, request.method, request.url, reply.raw);
+      return done();
+    }
     const started = performance.now();
     const res = reply.raw;
-    const endpoint = request.method === "POST" ? MODEL_ROUTES.get(request.routeOptions.url ?? "") : undefined;
     if (endpoint) {
       const facts = factsOf(request.raw);
       facts.endpoint = endpoint;
@@ -42,6 +47,25 @@ export function trackRequests(app: FastifyInstance, logger: Logger, events: Even
       else report();
     });
     done();
+  });
+}
+
+/**
+ * A WebSocket upgrade (the dashboard's socket): one that was refused is an ordinary access line; one that was accepted
+ * lives as long as its client and its close is no error (not a 499): a debug line.
+ */
+function logUpgrade(logger: Logger, requestId: string, method: string, url: string, res: ServerResponse): void {
+  const started = performance.now();
+  res.once("close", () => {
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const path = url.split("?")[0] ?? "";
+    if (res.writableFinished) {
+      if (logger.isLevelEnabled("info")) logLine(logger, requestId, method, url, res.statusCode, ms, undefined);
+      return;
+    }
+    if (logger.isLevelEnabled("debug")) {
+      logger.debug({ requestId, path, ms }, `WebSocket client of ${path} closed after ${ms} ms`);
+    }
   });
 }
 
