@@ -13,7 +13,8 @@ export function createLogger(options: { debug: boolean; destination?: Destinatio
   if (readByPerson()) {
     return pino(
       base,
-      pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service", sync: true }),
+      // Colours follow the terminal (or FORCE_COLOR / NO_COLOR): a file written under `npm start` gets none.
+      pretty({ translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service", sync: true }),
     );
   }
   return pino(base, pino.destination({ dest: 1, sync: true }));
@@ -21,7 +22,7 @@ export function createLogger(options: { debug: boolean; destination?: Destinatio
 
 /**
  * Whether a person reads the output: stdout is a terminal, or SWITCHBOARD_TTY=1 says so (`npm start` pipes each
- * service's output to prefix it, and sets it when its own stdout is a terminal).
+ * service's output to prefix it, and always sets it: people run it, in a terminal or not).
  */
 function readByPerson(): boolean {
   return process.stdout.isTTY === true || process.env.SWITCHBOARD_TTY === "1";
