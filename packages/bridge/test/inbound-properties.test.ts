@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { readRoomEvent, readSync } from "../src/accounts/matrix/event-shape.ts";
+import { inboundMessage } from "../src/accounts/matrix/inbound.ts";
 import { interpret as interpretMattermost } from "../src/accounts/mattermost/inbound.ts";
 import { postOfEvent } from "../src/accounts/mattermost/post-shape.ts";
 import { readEvent } from "../src/accounts/slack/event-shape.ts";
@@ -211,6 +213,79 @@ describe("slack inbound reading", () => {
         const judged = read.subtype === "message_changed" ? read.message : read;
         if (read.subtype !== "message_deleted" && ours(judged)) assert.deepEqual(inbound, { kind: "ignore" });
         if (inbound.kind === "text") assert.equal(typeof inbound.text, "string");
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("matrix inbound reading", () => {
+  const content = fc.record(
+    {
+      msgtype: nearly(fc.constantFrom("m.text", "m.emote", "m.image", "m.notice")),
+      body: nearly(fc.string()),
+      url: nearly(fc.constantFrom("mxc://hs/abc", "https://x")),
+      redacts: nearly(fc.string()),
+      "m.new_content": nearly(fc.record({ msgtype: nearly(fc.constant("m.text")), body: nearly(fc.string()) })),
+      "m.relates_to": nearly(
+        fc.record(
+          {
+            rel_type: nearly(fc.constantFrom("m.replace", "m.thread")),
+            event_id: nearly(fc.string()),
+            "m.in_reply_to": nearly(fc.record({ event_id: nearly(fc.string()) })),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    { requiredKeys: [] },
+  );
+  const event = fc.record(
+    {
+      type: nearly(fc.constantFrom("m.room.message", "m.room.redaction", "m.room.member")),
+      sender: nearly(fc.constantFrom("@a:hs", "@b:hs")),
+      event_id: nearly(fc.constantFrom("$1", "$2")),
+      content: nearly(content),
+      redacts: nearly(fc.string()),
+      state_key: nearly(fc.string()),
+    },
+    { requiredKeys: [] },
+  );
+  const sync = fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }),
+    fc.record({
+      next_batch: nearly(fc.constantFrom("s1", "s2")),
+      rooms: nearly(
+        fc.record({
+          join: nearly(
+            fc.dictionary(
+              fc.constantFrom("!r:hs", "__proto__"),
+              nearly(fc.record({ timeline: nearly(fc.record({ events: nearly(fc.array(nearly(event))) })) })),
+            ),
+          ),
+        }),
+      ),
+    }),
+  );
+  const source = { channel: "#r:hs", username: "a", userid: "@a:hs", avatar: "" };
+
+  it("never throws, and relays only room messages and redactions", () => {
+    fc.assert(
+      fc.property(sync, (raw) => {
+        const read = readSync(raw);
+        if (typeof read === "string") return;
+        const relayed: Message[] = [];
+        for (const room of read.joined) {
+          for (const entry of room.timeline) {
+            const parsed = readRoomEvent(entry);
+            if (typeof parsed === "string") continue;
+            const message = inboundMessage(parsed, source, { keepQuotedReply: false, mediaUrl: (mxc) => mxc });
+            if (message === undefined) continue;
+            assert.ok(["m.room.message", "m.room.redaction"].includes(parsed.type), "only messages and redactions");
+            relayed.push(message);
+          }
+        }
+        assertWellFormed(relayed);
       }),
       RUNS,
     );

@@ -76,6 +76,8 @@ export interface FakeMatrix {
   ): Promise<MatrixRoomEvent>;
   /** The next `count` requests that match get 429 M_LIMIT_EXCEEDED. */
   rateLimitNext(count: number, options?: RateLimitOptions): void;
+  /** A fault: a timeline entry of the room that every client's /sync shows as `raw`, whatever it is. */
+  injectEvent(roomId: string, raw: unknown): void;
   /** Closes every open client connection now: held /sync long polls and in-flight requests fail. */
   dropConnections(): void;
   /** While offline, every request's connection is closed without an answer (the server is unreachable). */
@@ -244,6 +246,9 @@ export async function startFakeMatrix(teardown: Teardown, options: FakeMatrixOpt
         from: opts.from ?? 0,
         what: opts.what ?? "a matrix event",
       }),
+    injectEvent(roomId, raw) {
+      homeserver.appendRaw(roomId, raw);
+    },
     rateLimitNext(count, opts = {}) {
       rateLimits.push({
         remaining: count,

@@ -28,12 +28,14 @@ import {
   RetryAfter,
 } from "../../core/connection.ts";
 import { VERSION } from "../../version.ts";
+import { MalformedEvents } from "../malformed-events.ts";
+import { readRoomEvent, readSync } from "./event-shape.ts";
 import { type InboundSource, inboundMessage, type RoomEvent } from "./inbound.ts";
 import type { MATRIX_KEYS } from "./keys.ts";
 import { RoomMembers } from "./members.ts";
 import { type MatrixSend, matrixSend } from "./outbound.ts";
 import { sdkLogger } from "./sdk-logger.ts";
-import { type SyncResponse, syncFilter } from "./sync.ts";
+import { syncFilter } from "./sync.ts";
 
 type RequestOptions = Parameters<MatrixClient["http"]["authedRequest"]>[4];
 type Settings = AccountConfig<typeof MATRIX_KEYS>["settings"];
@@ -50,6 +52,7 @@ export class MatrixConnection implements Connection {
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
   readonly #members = new RoomMembers();
+  readonly #malformed: MalformedEvents;
   /** Room id -> the channel as the config names it (an alias or a room id), and back. */
   readonly #channelOf = new Map<string, string>();
   readonly #roomOf = new Map<string, string>();
@@ -70,6 +73,7 @@ export class MatrixConnection implements Connection {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(context.logger);
   }
 
   get userId(): string {
@@ -151,7 +155,7 @@ export class MatrixConnection implements Connection {
   }
 
   /** One /sync request; its own timer bounds it (the library's would outlive the process). */
-  async #sync(client: MatrixClient, abort: AbortController, timeoutMs: number): Promise<SyncResponse> {
+  async #sync(client: MatrixClient, abort: AbortController, timeoutMs: number): Promise<unknown> {
     const query: Record<string, string> = {
       filter: syncFilter(this.#since === undefined),
       timeout: String(timeoutMs),
@@ -161,7 +165,7 @@ export class MatrixConnection implements Connection {
     try {
       // (The options type asks for fetch's `priority`, which Node's RequestInit types make mandatory.)
       const options = { abortSignal: abort.signal } as RequestOptions;
-      return await client.http.authedRequest<SyncResponse>(Method.Get, "/sync", query, undefined, options);
+      return await client.http.authedRequest<unknown>(Method.Get, "/sync", query, undefined, options);
     } finally {
       clearTimeout(timer);
     }
@@ -169,7 +173,7 @@ export class MatrixConnection implements Connection {
 
   async #syncLoop(client: MatrixClient, abort: AbortController): Promise<void> {
     for (;;) {
-      let response: SyncResponse;
+      let response: unknown;
       try {
         response = await this.#sync(client, abort, LONG_POLL_MS);
       } catch (error) {
@@ -182,44 +186,69 @@ export class MatrixConnection implements Connection {
         return;
       }
       if (this.#client !== client) return;
-      this.#process(response);
+      if (!this.#process(response)) await unreadableSyncPause(abort.signal);
     }
   }
 
-  /** Learns rooms and members; relays new events (none from the process's first sync: that is history). */
-  #process(response: SyncResponse): void {
+  /**
+   * Learns rooms and members; relays new events (none from the process's first sync: that is history). An entry that
+   * cannot be read is skipped with a log line; the cursor moves on. False when the answer has no cursor to move to.
+   */
+  #process(raw: unknown): boolean {
+    const malformed = this.#malformed;
+    const response = readSync(raw);
+    if (typeof response === "string") {
+      malformed.skip("a Matrix /sync answer", raw, response);
+      return false;
+    }
     const history = this.#since === undefined;
-    this.#since = response.next_batch;
-    for (const [roomId, room] of Object.entries(response.rooms?.join ?? {})) {
-      for (const event of room.state?.events ?? []) this.#learnMember(roomId, event);
+    this.#since = response.nextBatch;
+    for (const room of response.joined) {
+      const { roomId } = room;
+      for (const entry of room.state) {
+        const event = this.#readEvent(entry);
+        if (event !== undefined) this.#learnMember(roomId, event);
+      }
       // A room the bot just joined comes with its latest events, from before the join too: skip up to our join.
       let live = this.#joinedRooms.has(roomId);
-      for (const event of room.timeline?.events ?? []) {
-        this.#learnMember(roomId, event);
-        if (!live) {
-          live = event.type === "m.room.member" && event.state_key === this.#userId;
-          continue;
-        }
-        if (!history) this.#relay(roomId, event);
+      for (const entry of room.timeline) {
+        const event = this.#readEvent(entry);
+        if (event === undefined) continue;
+        malformed.guard("a Matrix event", entry, () => {
+          this.#learnMember(roomId, event);
+          if (!live) {
+            live = event.type === "m.room.member" && event.state_key === this.#userId;
+            return;
+          }
+          if (!history) this.#relay(roomId, event);
+        });
       }
       this.#joinedRooms.add(roomId);
     }
-    for (const roomId of Object.keys(response.rooms?.leave ?? {})) {
+    for (const roomId of response.left) {
       this.#joinedRooms.delete(roomId);
       this.#members.forgetRoom(roomId);
     }
+    return true;
+  }
+
+  #readEvent(entry: unknown): RoomEvent | undefined {
+    const event = readRoomEvent(entry);
+    if (typeof event !== "string") return event;
+    this.#malformed.skip("a Matrix event", entry, event);
+    return undefined;
   }
 
   #learnMember(roomId: string, event: RoomEvent): void {
     if (event.type === "m.room.member" && typeof event.state_key === "string") {
-      this.#members.update(roomId, event.state_key, event.content ?? {});
+      this.#members.update(roomId, event.state_key, event.content);
     }
   }
 
   #relay(roomId: string, event: RoomEvent): void {
     if (event.sender === this.#userId) return;
     const channel = this.#channelOf.get(roomId);
-    if (channel === undefined || typeof event.content !== "object" || event.content === null) return;
+    if (channel === undefined) return;
     const message = inboundMessage(event, this.#source(roomId, channel, event.sender), {
       keepQuotedReply: this.#settings.KeepQuotedReply,
       mediaUrl: (mxc) => this.#client?.mxcUrlToHttp(mxc) ?? mxc,
@@ -330,4 +359,17 @@ function describe(error: unknown): string {
   if (error instanceof MatrixError) return `${error.errcode ?? error.httpStatus}: ${error.data.error ?? error.message}`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** A /sync answer without a cursor cannot move on: ask again after a pause, not at once (or at once when stopping). */
+function unreadableSyncPause(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, 1000);
+    signal.addEventListener("abort", done);
+  });
 }

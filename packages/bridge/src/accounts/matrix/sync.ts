@@ -1,17 +1,6 @@
-// The parts of a /sync answer the account reads, and the filter it syncs with: room timelines and member state
-// only (no presence, receipts, typing or account data), all of the room members (no lazy loading: names are
-// resolved from them), and a timeline long enough to catch up after a reconnect.
-import type { RoomEvent } from "./inbound.ts";
-
-export interface SyncRoom {
-  state?: { events?: RoomEvent[] };
-  timeline?: { events?: RoomEvent[]; limited?: boolean };
-}
-
-export interface SyncResponse {
-  next_batch: string;
-  rooms?: { join?: Record<string, SyncRoom>; leave?: Record<string, SyncRoom> };
-}
+// The filter the account syncs with (event-shape.ts reads the answers): room timelines and member state only (no
+// presence, receipts, typing or account data), all of the room members (no lazy loading: names are resolved from
+// them), and a timeline long enough to catch up after a reconnect.
 
 /** Events per room per sync; more after an outage mark the timeline `limited` (the rest is skipped). */
 const CATCH_UP_LIMIT = 100;

@@ -24,6 +24,8 @@ export interface StoredEvent {
   token?: string;
   txnId?: string;
   redactedBy?: ClientEvent;
+  /** A fault a test injected: clients are shown this, whatever it is, in place of the event. */
+  raw?: unknown;
 }
 
 export interface UserRecord {
@@ -218,8 +220,16 @@ export class Homeserver {
     return stored;
   }
 
+  /** A fault: a timeline entry of the room that clients see as `raw` (null, a sender that is a number...). */
+  appendRaw(roomId: string, raw: unknown): StoredEvent {
+    const stored = this.append(roomId, "@fault:simulator", { type: "m.room.message", content: {} });
+    stored.raw = raw;
+    return stored;
+  }
+
   /** The event as `token`'s /sync shows it: redacted content stripped, age, and our own transaction id. */
   view(stored: StoredEvent, token: string | undefined, withRoomId = false): Record<string, unknown> {
+    if (Object.hasOwn(stored, "raw")) return stored.raw as Record<string, unknown>;
     const unsigned: Record<string, unknown> = { age: Math.max(0, Date.now() - stored.event.origin_server_ts) };
     if (stored.txnId !== undefined && token !== undefined && stored.token === token) {
       unsigned.transaction_id = stored.txnId;
