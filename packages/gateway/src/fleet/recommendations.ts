@@ -33,14 +33,19 @@ export const RECOMMENDATION_DEFAULTS: RecommendationSettings = {
   idleHours: 24,
 };
 
+/** Nexus's PrewarmingRecommendation, field for field (a client written for Nexus reads it), plus `kind`. */
 export interface Recommendation {
-  id: string;
+  recommendation_id: string;
+  /** Ours: Nexus only pre-warms. */
   kind: "prewarm" | "unload";
-  model: string;
-  target_backends: string[];
+  model_id: string;
+  /** Backend names: a backend's name is its id here. */
+  target_backend_ids: string[];
   /** 0..1: how strong the pattern is, how many requests and days it rests on. */
-  confidence: number;
-  reason: string;
+  confidence_score: number;
+  reasoning: string;
+  /** Not estimated (Nexus's is always null too). */
+  vram_required_bytes: null;
   generated_at: string;
   expires_at: string;
 }
@@ -106,12 +111,13 @@ export function recommend(
     const holders = loadable.filter((backend) => backend.models.has(model)).map((backend) => backend.name);
     if (sum(recent) === 0 && holders.length > 0) {
       advice.push({
-        id: adviceId("unload", model, holders),
+        recommendation_id: adviceId("unload", model, holders),
         kind: "unload",
-        model,
-        target_backends: holders,
-        confidence: round2(0.5 + 0.25 * sample + 0.25 * days),
-        reason: `No request for ${settings.idleHours} h after ${total} requests over ${Math.floor(spanDays)} days: unload it to free memory for others`,
+        model_id: model,
+        target_backend_ids: holders,
+        confidence_score: round2(0.5 + 0.25 * sample + 0.25 * days),
+        vram_required_bytes: null,
+        reasoning: `No request for ${settings.idleHours} h after ${total} requests over ${Math.floor(spanDays)} days: unload it to free memory for others`,
         generated_at: generated,
         expires_at: expires,
       });
@@ -140,17 +146,18 @@ export function recommend(
       reasons.push(`demand ${change} over the last ${windowHours / 24} days against the ${windowHours / 24} before`);
     }
     advice.push({
-      id: adviceId("prewarm", model, targets),
+      recommendation_id: adviceId("prewarm", model, targets),
       kind: "prewarm",
-      model,
-      target_backends: targets,
-      confidence: round2(0.5 * pattern + 0.25 * sample + 0.25 * days),
-      reason: `${reasons.join("; ")}; based on ${total} requests over ${Math.floor(spanDays)} days`,
+      model_id: model,
+      target_backend_ids: targets,
+      confidence_score: round2(0.5 * pattern + 0.25 * sample + 0.25 * days),
+      vram_required_bytes: null,
+      reasoning: `${reasons.join("; ")}; based on ${total} requests over ${Math.floor(spanDays)} days`,
       generated_at: generated,
       expires_at: expires,
     });
   }
   return advice
-    .sort((a, b) => b.confidence - a.confidence || (a.model < b.model ? -1 : 1))
+    .sort((a, b) => b.confidence_score - a.confidence_score || (a.model_id < b.model_id ? -1 : 1))
     .slice(0, settings.maxRecommendations);
 }

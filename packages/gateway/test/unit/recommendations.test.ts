@@ -41,28 +41,37 @@ describe("fleet recommendations", () => {
     assert.equal(advice.length, 1);
     const [only] = advice;
     assert.equal(only!.kind, "prewarm");
-    assert.equal(only!.model, "morning");
-    assert.deepEqual(only!.target_backends, ["gpu-a", "gpu-b"]);
-    assert.match(only!.reason, /peak at 09:00 UTC/);
-    assert.ok(only!.confidence > 0.7 && only!.confidence <= 1, String(only!.confidence));
+    // Every field of Nexus's PrewarmingRecommendation, with its name and type.
+    const nexusFields = ["recommendation_id", "model_id", "target_backend_ids", "confidence_score", "reasoning"];
+    for (const field of [...nexusFields, "vram_required_bytes", "generated_at", "expires_at"])
+      assert.ok(field in only!);
+    assert.equal(only!.vram_required_bytes, null);
+    assert.match(only!.recommendation_id, /^rec-/);
+    assert.equal(only!.model_id, "morning");
+    assert.deepEqual(only!.target_backend_ids, ["gpu-a", "gpu-b"]);
+    assert.match(only!.reasoning, /peak at 09:00 UTC/);
+    assert.ok(only!.confidence_score > 0.7 && only!.confidence_score <= 1, String(only!.confidence_score));
     // The same advice keeps its id.
-    assert.equal(advise(history({ morning: (_h, hourOfDay) => (hourOfDay === 9 ? 40 : 2) }))[0]!.id, only!.id);
+    assert.equal(
+      advise(history({ morning: (_h, hourOfDay) => (hourOfDay === 9 ? 40 : 2) }))[0]!.recommendation_id,
+      only!.recommendation_id,
+    );
   });
 
   it("pre-warms a model whose demand is rising week over week", () => {
     const advice = advise(history({ growing: (hour) => (hour < 7 * 24 ? 1 : 3) }));
     assert.equal(advice.length, 1);
-    assert.equal(advice[0]!.model, "growing");
-    assert.match(advice[0]!.reason, /demand up 19\d %/);
-    assert.deepEqual(advice[0]!.target_backends, ["gpu-a", "gpu-b"]);
+    assert.equal(advice[0]!.model_id, "growing");
+    assert.match(advice[0]!.reasoning, /demand up 19\d %/);
+    assert.deepEqual(advice[0]!.target_backend_ids, ["gpu-a", "gpu-b"]);
   });
 
   it("advises unloading a model that went idle, from the loadable backends that have it", () => {
     const advice = advise(history({ old: (hour) => (hour < 10 * 24 ? 5 : 0) }));
     assert.equal(advice.length, 1);
     assert.equal(advice[0]!.kind, "unload");
-    assert.deepEqual(advice[0]!.target_backends, ["gpu-a"]);
-    assert.match(advice[0]!.reason, /No request for 24 h/);
+    assert.deepEqual(advice[0]!.target_backend_ids, ["gpu-a"]);
+    assert.match(advice[0]!.reasoning, /No request for 24 h/);
   });
 
   it("gives no advice for flat demand, too little history, too few requests, or no backend to act on", () => {
@@ -79,8 +88,8 @@ describe("fleet recommendations", () => {
     for (let i = 0; i < 8; i++) models[`peaky-${i}`] = (_h, hourOfDay) => (hourOfDay === 9 ? 4 + i : 2);
     const advice = advise(history(models));
     assert.equal(advice.length, RECOMMENDATION_DEFAULTS.maxRecommendations);
-    assert.ok(!advice.some((entry) => entry.model === "peaky-0" || entry.model === "peaky-1"));
-    for (let i = 1; i < advice.length; i++) assert.ok(advice[i - 1]!.confidence >= advice[i]!.confidence);
+    assert.ok(!advice.some((entry) => entry.model_id === "peaky-0" || entry.model_id === "peaky-1"));
+    for (let i = 1; i < advice.length; i++) assert.ok(advice[i - 1]!.confidence_score >= advice[i]!.confidence_score);
   });
 
   it("records only models the fleet knows, in fixed memory", () => {

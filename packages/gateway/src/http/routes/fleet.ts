@@ -22,12 +22,11 @@ export function registerFleetRoutes(app: FastifyInstance, context: GatewayContex
       canLoad: state.backend.lifecycle !== undefined,
       models: new Set(state.models.map((model) => model.id)),
     }));
-    const data = config.fleet.enabled ? recommend(demand, backends, settings, now) : [];
+    // Nexus's shape: a client written for Nexus reads it unchanged.
     sendJson(reply, {
-      object: "list",
+      recommendations: config.fleet.enabled ? recommend(demand, backends, settings, now) : [],
       fleet_enabled: config.fleet.enabled,
       generated_at: new Date(now).toISOString(),
-      data,
     });
   });
 }
