@@ -1,24 +1,32 @@
 // Assembles a running bridge from a validated config: one supervised account per account in use (its connection
 // made by its protocol's descriptor), the router between them, start and the steps of a stop (refuse new work,
-// drain the outbound queues, stop; or cut).
+// drain the outbound queues, stop; or cut). With [general] StatusAddress, the status endpoint (src/status/) observes
+// the core and is served from start to the end of stop.
 import type { Logger } from "pino";
 import type { BridgeConfig } from "./config/types.ts";
 import type { MessageSink, RouteResult } from "./core/account.ts";
 import type { Membership } from "./core/connection.ts";
+import { replayQueues } from "./core/queue-replay.ts";
 import { Router } from "./core/router.ts";
+import { NO_STATE, type StateStore } from "./core/state-store.ts";
 import { type CoreTuning, SupervisedAccount } from "./core/supervised-account.ts";
+import { StatusService } from "./status/status-service.ts";
 
 export interface BridgeOptions {
   logger: Logger;
   debug?: boolean;
   /** The core's clock, randomness and internal limits (tests); defaults in core/supervised-account.ts. */
   tuning?: Partial<CoreTuning>;
+  /** Queued messages, the id map and api buffers kept across restarts (core/state-store.ts); none by default. */
+  state?: StateStore;
 }
 
 export class Bridge {
   readonly accounts = new Map<string, SupervisedAccount>();
   readonly router: Router;
   readonly #logger: Logger;
+  readonly #state: StateStore;
+  readonly #status: StatusService | undefined;
   #started: SupervisedAccount[] = [];
   /** False once a stop began: what accounts receive then is not routed (the queues are draining). */
   #accepting = true;
@@ -32,7 +40,14 @@ export class Bridge {
     options: BridgeOptions,
   ) {
     this.#logger = options.logger;
+    this.#state = options.state ?? NO_STATE;
+    const state = this.#state;
     const debug = options.debug ?? false;
+    this.#status =
+      config.general.StatusAddress === ""
+        ? undefined
+        : new StatusService(config, { logger: this.#logger, accounts: () => this.accounts.values() });
+    const observer = this.#status?.metrics;
     // Accounts hand what they receive to the router, which needs the accounts first: a forwarding sink breaks the knot.
     const sink: MessageSink = {
       receive: (source, message) => (this.#accepting ? this.router.receive(source, message) : this.#refuse()),
@@ -50,10 +65,18 @@ export class Bridge {
       );
       this.accounts.set(
         id,
-        new SupervisedAccount(account, { sink, logger: this.#logger, debug, memberships, tuning: options.tuning }),
+        new SupervisedAccount(account, {
+          sink,
+          logger: this.#logger,
+          debug,
+          memberships,
+          tuning: options.tuning,
+          observer,
+          state,
+        }),
       );
     }
-    this.router = new Router(config, this.accounts, { logger: this.#logger, debug });
+    this.router = new Router(config, this.accounts, { logger: this.#logger, debug, observer, state });
   }
 
   /**
@@ -63,6 +86,10 @@ export class Bridge {
    */
   async start(): Promise<void> {
     for (const warning of this.config.warnings) this.#logger.warn(warning);
+    // What the last run left queued goes out first, as each destination connects.
+    replayQueues(this.#state, this.router, this.#logger);
+    // First, so that /health shows the accounts connecting.
+    await this.#status?.start();
     for (const account of this.accounts.values()) {
       this.#started.push(account);
       try {
@@ -104,6 +131,7 @@ export class Bridge {
 
   /** Drops whatever is still queued, at once (logged per destination). */
   cut(): void {
+    this.#state.keepQueued();
     for (const account of this.accounts.values()) this.#undelivered += account.closeQueues();
     this.#logRefused();
   }
@@ -111,6 +139,8 @@ export class Bridge {
   /** Stops the accounts; anything still queued is dropped (logged per destination). Call drain() first to deliver it. */
   async stop(): Promise<void> {
     this.#accepting = false;
+    // What the queues still hold is not lost: it stays in the state file for the next start.
+    this.#state.keepQueued();
     const started = this.#started.splice(0).reverse();
     await Promise.allSettled(
       started.map(async (account) => {
@@ -122,6 +152,7 @@ export class Bridge {
         }
       }),
     );
+    await this.#status?.close();
     this.#logRefused();
   }
 

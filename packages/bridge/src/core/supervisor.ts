@@ -18,8 +18,8 @@ export interface ConnectionStatus {
   failedAttempts: number;
   /** While down: the disconnect's or the last failed attempt's reason; when failed, why it is for good. */
   reason?: string;
-  /** While waiting to reconnect: when the next attempt starts, on the clock's monotonic scale. */
-  nextAttemptAt?: number;
+  /** While waiting to reconnect: how long until the next attempt starts. */
+  nextAttemptInMs?: number;
 }
 
 export interface SupervisorOptions {
@@ -80,7 +80,9 @@ export class Supervisor {
   get status(): ConnectionStatus {
     const status: ConnectionStatus = { state: this.#state, wasUp: this.#wasUp, failedAttempts: this.#failures };
     if (this.#state !== "connected" && this.#downReason !== undefined) status.reason = this.#downReason;
-    if (this.#timer !== undefined && this.#nextAttemptAt !== undefined) status.nextAttemptAt = this.#nextAttemptAt;
+    if (this.#timer !== undefined && this.#nextAttemptAt !== undefined) {
+      status.nextAttemptInMs = Math.max(0, this.#nextAttemptAt - this.#options.clock.now());
+    }
     return status;
   }
 
