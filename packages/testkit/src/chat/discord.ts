@@ -85,6 +85,8 @@ export interface DiscordSimulator {
   createWebhook(channel: string, name: string): { webhook: WebhookObject; url: string };
   /** The next `count` matching REST calls get 429 with Discord's rate-limit answer. */
   rateLimitNext(count: number, options?: RateLimitOptions): void;
+  /** A fault: a gateway dispatch with this event name and data, whatever it is (MESSAGE_CREATE with `author: null`). */
+  injectDispatch(event: string, data: unknown): void;
   /** Cuts every gateway connection as a network failure would; returns how many there were. */
   dropConnections(options?: { invalidateSessions?: boolean }): number;
   /** While false, gateway WebSocket upgrades are refused (503), as during an outage. */
@@ -229,6 +231,7 @@ export async function startDiscordSimulator(
       const webhook = addWebhook(world, channelOrThrow(channel), name, null);
       return { webhook, url: `http://127.0.0.1:${port}/api/webhooks/${webhook.id}/${webhook.token}` };
     },
+    injectDispatch: (event, data) => gateway.dispatchRaw(event, data),
     rateLimitNext(count, limitOptions = {}) {
       if (count > 0) limits.push({ remaining: count, options: limitOptions });
     },

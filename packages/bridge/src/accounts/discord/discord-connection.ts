@@ -28,9 +28,11 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events as BridgeEvents, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { MalformedEvents } from "../malformed-events.ts";
 import { isUnknownMessage, loginError, sendError } from "./errors.ts";
 import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./inbound.ts";
 import type { DISCORD_KEYS } from "./keys.ts";
+import { guardPackets } from "./packet-guard.ts";
 import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_USERNAME_MAX } from "./outbound.ts";
 import { stopShardReconnects } from "./shard-reconnect.ts";
 import { ChannelWebhooks } from "./webhooks.ts";
@@ -61,12 +63,14 @@ export class DiscordConnection implements Connection {
   readonly #mentions: ReturnType<typeof allowedMentions>;
   /** Parts of a split message already sent, so a send retried after a 429 does not repeat them. */
   readonly #progress = new WeakMap<Delivery, string[]>();
+  readonly #malformed: MalformedEvents;
 
   constructor(config: AccountConfig<typeof DISCORD_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#mentions = allowedMentions(config.settings.AllowMention);
     this.#context = context;
     this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(context.logger);
   }
 
   async connect(): Promise<void> {
@@ -86,6 +90,7 @@ export class DiscordConnection implements Connection {
       allowedMentions: this.#mentions,
     });
     this.#client = client;
+    guardPackets(client, (packet, reason) => this.#malformed.skip("a Discord gateway event", packet, reason));
     client.on(Events.Error, (error) => this.#logger.warn({ err: error }, "discord.js error"));
     const closed = new Promise<never>((_, reject) => {
       client.on(Events.ShardDisconnect, (event) => {
@@ -334,9 +339,11 @@ export class DiscordConnection implements Connection {
     if (author === null) return "";
     if (message.webhookId !== null || this.#settings.UseUserName) {
       const tag = this.#settings.UseDiscriminator && author.discriminator !== "0" ? `#${author.discriminator}` : "";
-      return message.webhookId !== null ? author.username : `${author.username}${tag}`;
+      const name = author.username || author.id;
+      return message.webhookId !== null ? name : `${name}${tag}`;
     }
-    return message.member?.nickname ?? author.globalName ?? author.username;
+    // A user without any name (a malformed or deleted account) is named by their id, never an empty nick.
+    return message.member?.nickname || author.globalName || author.username || author.id;
   }
 
   #lookup(): NameLookup {

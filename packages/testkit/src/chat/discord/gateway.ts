@@ -207,6 +207,11 @@ export class DiscordGateway {
     }
   }
 
+  /** A fault: sends this dispatch, whatever its data, to every session (no intent filtering, no rewriting). */
+  dispatchRaw(event: string, data: unknown): void {
+    for (const session of this.#sessions.values()) this.#dispatchTo(session, event, data);
+  }
+
   /** Without MESSAGE_CONTENT a bot gets messages with empty content, unless it is mentioned or wrote them. */
   #forSession(session: Session, event: string, data: unknown): unknown {
     if (event !== "MESSAGE_CREATE" && event !== "MESSAGE_UPDATE") return data;
