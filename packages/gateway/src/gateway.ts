@@ -12,6 +12,7 @@ import { ShutdownSignal } from "./dispatch/shutdown.ts";
 import { DemandHistory } from "./fleet/demand.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
+import { CloseOnIdle } from "./http/close-on-idle.ts";
 import { buildServer } from "./http/server.ts";
 import { ModelsInFlight } from "./lifecycle/in-flight.ts";
 import { LifecycleManager } from "./lifecycle/manager.ts";
@@ -179,6 +180,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     version: VERSION,
   });
+  const connections = new CloseOnIdle(app.server);
   if (config.healthCheck.enabled) await health.start();
   else await health.checkNow();
   try {
@@ -230,12 +232,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await health.stop();
       dashboard.close();
       const grace = setTimeout(() => shutdown.cutNow(), config.server.shutdown_grace_seconds * 1000);
-      // Connections that turn idle while closing (their last response done) are closed too; Node only closes those
-      // idle when close() starts, and keep-alive would hold the others until their timeout.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      // Node only closes the connections idle when close() starts; keep-alive would hold the others until their
+      // timeout. Each one is closed the moment its last answer is done.
+      connections.stop();
       await app.close();
       clearTimeout(grace);
-      clearInterval(sweep);
       await registry.close();
       closeBudget(budget, logger);
       stopTracing?.();
