@@ -3,6 +3,7 @@
 // throw may escape, and whatever comes out is a well-formed message that came from something that was a message.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import xml from "@xmpp/xml";
 import fc from "fast-check";
 import { readRoomEvent, readSync } from "../src/accounts/matrix/event-shape.ts";
 import { inboundMessage } from "../src/accounts/matrix/inbound.ts";
@@ -12,6 +13,8 @@ import { readEvent } from "../src/accounts/slack/event-shape.ts";
 import { interpret as interpretSlack } from "../src/accounts/slack/inbound.ts";
 import { entitiesToMarkdown, presenceMessages, textMessage } from "../src/accounts/telegram/inbound.ts";
 import { readUpdate, type TgEntity } from "../src/accounts/telegram/update-shape.ts";
+import { parseGroupchat, parseOccupantPresence } from "../src/accounts/xmpp/incoming.ts";
+import { NS } from "../src/accounts/xmpp/namespaces.ts";
 import { MESSAGE_FIELDS, type Message } from "../src/message.ts";
 
 const RUNS = { numRuns: 500 };
@@ -286,6 +289,59 @@ describe("matrix inbound reading", () => {
           }
         }
         assertWellFormed(relayed);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("xmpp inbound reading", () => {
+  type Tree = { name: string; attrs: Record<string, string>; children: (Tree | string)[] };
+  const attrs = fc.dictionary(
+    fc.constantFrom("type", "from", "id", "xmlns", "by", "code", "nick"),
+    fc.oneof(
+      fc.constantFrom("groupchat", "error", "unavailable", "room@muc.hs/Alice", "room@muc.hs", "110", "303"),
+      fc.constantFrom(NS.sid, NS.correction, NS.mucUser, NS.stanzas, NS.delay),
+      fc.string({ maxLength: 8 }),
+    ),
+  );
+  const name = fc.constantFrom(
+    "message",
+    "presence",
+    "body",
+    "subject",
+    "x",
+    "status",
+    "item",
+    "error",
+    "stanza-id",
+    "origin-id",
+    "replace",
+    "delay",
+  );
+  const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.record({
+      name,
+      attrs,
+      children: fc.array(fc.oneof({ depthSize: "small" }, fc.string({ maxLength: 10 }), tie("tree")), {
+        maxLength: 4,
+      }),
+    }),
+  }));
+  const element = (node: Tree): ReturnType<typeof xml> =>
+    xml(node.name, node.attrs, ...node.children.map((child) => (typeof child === "string" ? child : element(child))));
+
+  it("never throws on any stanza, and reads a message only from a groupchat message with a sender", () => {
+    fc.assert(
+      fc.property(tree, (node) => {
+        const stanza = element(node);
+        const groupchat = parseGroupchat(stanza);
+        parseOccupantPresence(stanza);
+        if (groupchat === undefined) return;
+        assert.equal(stanza.name, "message");
+        assert.equal(stanza.attrs.type, "groupchat");
+        assert.equal(typeof groupchat.text, "string");
+        assert.ok(groupchat.room !== "", "a message names its room");
       }),
       RUNS,
     );

@@ -9,11 +9,19 @@ const LOG_WINDOW_MS = 60_000;
 /** How much of the event a log line shows. */
 const EXCERPT_CHARS = 300;
 
-/** The first characters of an event as JSON, for the log line (never throws: cycles and BigInts are described). */
+/**
+ * The first characters of an event for the log line: as JSON, or as its own text when it has one (an XML stanza).
+ * Never throws: cycles and BigInts are described.
+ */
 export function excerpt(event: unknown): string {
   let text: string;
   try {
-    text = JSON.stringify(event) ?? String(event);
+    const ownText =
+      typeof event === "object" &&
+      event !== null &&
+      event.toString !== Object.prototype.toString &&
+      !Array.isArray(event);
+    text = ownText ? String(event) : (JSON.stringify(event) ?? String(event));
   } catch {
     text = Object.prototype.toString.call(event);
   }

@@ -32,8 +32,8 @@ import { MalformedEvents } from "../malformed-events.ts";
 import { isUnknownMessage, loginError, sendError } from "./errors.ts";
 import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./inbound.ts";
 import type { DISCORD_KEYS } from "./keys.ts";
-import { guardPackets } from "./packet-guard.ts";
 import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_USERNAME_MAX } from "./outbound.ts";
+import { guardPackets } from "./packet-guard.ts";
 import { stopShardReconnects } from "./shard-reconnect.ts";
 import { ChannelWebhooks } from "./webhooks.ts";
 

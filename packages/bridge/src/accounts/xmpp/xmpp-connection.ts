@@ -17,6 +17,7 @@ import {
 } from "../../core/connection.ts";
 import { Events, emptyMessage } from "../../message.ts";
 import { fitText } from "../fit-text.ts";
+import { MalformedEvents } from "../malformed-events.ts";
 import { isOwnEcho, SentIds } from "./echo.ts";
 import { HistoryReplay } from "./history.ts";
 import {
@@ -60,6 +61,7 @@ export class XmppConnection implements Connection {
   readonly #settings: XmppSettings;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
+  readonly #malformed: MalformedEvents;
   readonly #muc: string;
   #client: Client | undefined;
   /** Increments on every connect and disconnect: events of an older client are ignored. */
@@ -78,6 +80,7 @@ export class XmppConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#muc = config.settings.Muc.trim();
+    this.#malformed = new MalformedEvents(context.logger);
   }
 
   async connect(): Promise<void> {
@@ -130,7 +133,8 @@ export class XmppConnection implements Connection {
       if (current()) this.#logger.debug({ err: error }, "xmpp client error");
     });
     xmpp.on("stanza", (stanza: Element) => {
-      if (current()) this.#onStanza(stanza);
+      // A stanza the account cannot handle is skipped with a log line; it must not end the process.
+      if (current()) this.#malformed.guard("an XMPP stanza", stanza, () => this.#onStanza(stanza));
     });
     // A drop before "online" fails start() below; after it, it is the core's to handle.
     const closedEarly = new Promise<never>((_, reject) => {
@@ -260,7 +264,8 @@ export class XmppConnection implements Connection {
     if (isOwnEcho(incoming, joined.nick, this.#sent)) return;
     const message = emptyMessage({
       channel: joined.channel,
-      username: incoming.nick,
+      // A message from the room itself has no occupant nick: the room's address names it, never an empty nick.
+      username: incoming.nick || incoming.room,
       userid: `${incoming.room}/${incoming.nick}`,
     });
     if (incoming.subject !== undefined) {
