@@ -78,7 +78,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   );
   // Cloud calls are budgeted on BPE counts: the tokenizer is loaded before the first request needs it.
   if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
-  const events = new EventBus();
+  const events = new EventBus({
+    onListenerError: ({ event, error }) =>
+      logger.error(
+        { event, err: error },
+        `a subscriber of ${event} events threw; the request went on (gateway_event_listener_errors_total counts the next ones)`,
+      ),
+  });
   registry.onTransition((t) => {
     events.emit({ type: "backend_health", backend: t.backend, from: t.from, to: t.to, reason: t.reason });
     const line = `backend ${t.backend}: ${t.from} -> ${t.to} (${t.reason})`;

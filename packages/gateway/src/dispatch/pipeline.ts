@@ -15,6 +15,17 @@ import type { ServiceTimes } from "./service-times.ts";
 import { SHUTTING_DOWN_MESSAGE, ShutdownSignal, shuttingDown } from "./shutdown.ts";
 import { streamErrorEvent } from "./sse-normaliser.ts";
 
+/** What every event of one attempt says about it. */
+interface AttemptScope {
+  requestId: string;
+  endpoint: Endpoint;
+  requestedModel: string;
+  stream: boolean;
+  backend: string;
+  model: string;
+  attempt: number;
+}
+
 type Decision = RouteDecision<BackendState>;
 export type Dispatchable = Extract<Decision, { outcome: "route" | "at_capacity" }>;
 
@@ -176,7 +187,7 @@ export class DispatchPipeline {
   ): Promise<"stop" | AttemptFailure> {
     const { events, registry, logger } = this.#options;
     const state = target.backend;
-    const scope = {
+    const scope: AttemptScope = {
       requestId: job.requestId,
       endpoint: job.endpoint,
       requestedModel: job.requestedModel,
@@ -194,10 +205,10 @@ export class DispatchPipeline {
       facts.attempts = index + 1;
     }
     const started = performance.now();
-    events.emit({ type: "attempt_started", ...scope });
     let result: AttemptResult;
     let attempt: Attempt | undefined;
     try {
+      events.emit({ type: "attempt_started", ...scope });
       attempt = job.attempt(target, reason, res);
       flight.attempt = attempt;
       result = await attempt.done;
@@ -217,7 +228,29 @@ export class DispatchPipeline {
       facts.completionTokens = attempt.tokens?.completionTokens;
       facts.brokenStream = result.kind === "answered" && result.brokenStream !== undefined;
     }
-    // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on.
+    // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on;
+    // the slot is released whatever happens on the way.
+    try {
+      this.#reportAttempt(scope, result, durationMs, ttftMs);
+    } finally {
+      state.slots.release();
+    }
+    if (result.kind === "gone") return "stop";
+    if (result.kind === "answered") {
+      if (result.brokenStream) registry.failed(state, result.brokenStream);
+      return "stop";
+    }
+    if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
+    logger.warn(
+      { requestId: job.requestId, backend: state.name },
+      `${job.endpoint} attempt failed: ${describeFailure(result.failure)}`,
+    );
+    return result.failure;
+  }
+
+  /** The attempt's event: attempt_failed (a failure or a stream broken mid-way) or attempt_finished. */
+  #reportAttempt(scope: AttemptScope, result: AttemptResult, durationMs: number, ttftMs: number | undefined): void {
+    const { events } = this.#options;
     if (result.kind === "failed" || (result.kind === "answered" && result.brokenStream !== undefined)) {
       const failure = result.kind === "failed" ? result.failure : undefined;
       events.emit({
@@ -247,18 +280,6 @@ export class DispatchPipeline {
         ttftMs,
       });
     }
-    state.slots.release();
-    if (result.kind === "gone") return "stop";
-    if (result.kind === "answered") {
-      if (result.brokenStream) registry.failed(state, result.brokenStream);
-      return "stop";
-    }
-    if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
-    logger.warn(
-      { requestId: job.requestId, backend: state.name },
-      `${job.endpoint} attempt failed: ${describeFailure(result.failure)}`,
-    );
-    return result.failure;
   }
 
   /**

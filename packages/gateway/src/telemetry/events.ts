@@ -1,8 +1,9 @@
 /**
  * The gateway's one event stream. Dispatch emits what happened (a request arrived, an attempt started, finished or
  * failed, a request was queued or left the queue, a backend changed health); stats, quality tracking, service-time
- * estimates and — later — Prometheus metrics and the dashboard subscribe. Emitting is synchronous and cheap: a listener
- * must not throw and must not block.
+ * estimates, Prometheus metrics and the dashboard subscribe. Emitting is synchronous and cheap: a listener must not
+ * block. One that throws is isolated: the emitter and the other listeners go on, the throw is counted per event type
+ * and reported once per listener (a listener that throws on every request must not flood the log).
  */
 
 export type Endpoint = "chat" | "embeddings";
@@ -187,10 +188,21 @@ export type EventType = GatewayEvent["type"];
 export type EventOf<T extends EventType> = Extract<GatewayEvent, { type: T }>;
 type Listener<T extends EventType> = (event: EventOf<T>) => void;
 
+/** What the bus says of a listener that threw: the first throw of each listener only. */
+export type ListenerErrorReporter = (failure: { event: EventType; error: unknown }) => void;
+
 /** A small typed in-process event bus; listeners run synchronously in subscription order. */
 export class EventBus {
   readonly #listeners = new Map<EventType, Listener<EventType>[]>();
   readonly #any: ((event: GatewayEvent) => void)[] = [];
+  readonly #reported = new WeakSet<object>();
+  readonly #reportError: ListenerErrorReporter | undefined;
+  /** Throws from listeners, per event type (gateway_event_listener_errors_total). */
+  readonly listenerErrors = new Map<EventType, number>();
+
+  constructor(options: { onListenerError?: ListenerErrorReporter } = {}) {
+    this.#reportError = options.onListenerError;
+  }
 
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<T extends EventType>(type: T, listener: Listener<T>): () => void {
@@ -221,8 +233,19 @@ export class EventBus {
 
   emit(event: GatewayEvent): void {
     const list = this.#listeners.get(event.type);
-    if (list) for (const listener of list) listener(event);
-    for (const listener of this.#any) listener(event);
+    if (list) for (const listener of list) this.#call(listener, event);
+    for (const listener of this.#any) this.#call(listener, event);
+  }
+
+  #call(listener: (event: never) => void, event: GatewayEvent): void {
+    try {
+      (listener as (event: GatewayEvent) => void)(event);
+    } catch (error) {
+      this.listenerErrors.set(event.type, (this.listenerErrors.get(event.type) ?? 0) + 1);
+      if (this.#reported.has(listener)) return;
+      this.#reported.add(listener);
+      this.#reportError?.({ event: event.type, error });
+    }
   }
 
   /** Resolves with the next event of `type` that `match` accepts; rejects after timeoutMs (tests, tools). */

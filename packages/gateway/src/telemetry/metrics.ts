@@ -1,4 +1,4 @@
-import { Gauge, Registry as MetricsRegistry } from "prom-client";
+import { Counter, Gauge, Registry as MetricsRegistry } from "prom-client";
 import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { RoutingTimings } from "../routing/router.ts";
@@ -170,6 +170,16 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set(queueDepth());
+      },
+    });
+    new Counter({
+      name: "gateway_event_listener_errors_total",
+      help: "Throws from subscribers of the gateway's event bus (isolated: requests go on), by event type.",
+      labelNames: ["event"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [event, count] of events.listenerErrors) this.inc({ event }, count);
       },
     });
     if (budget) {
