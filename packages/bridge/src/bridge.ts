@@ -154,6 +154,7 @@ export class Bridge {
     );
     await this.#status?.close();
     this.#logRefused();
+    this.#state.close();
   }
 
   #refuse(): RouteResult {

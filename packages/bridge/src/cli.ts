@@ -30,15 +30,23 @@ async function main(): Promise<void> {
   }
 
   // Loaded only to run: -version and -help stay as fast as bare node (the accounts pull in fastify, ws, zod, pino).
-  const [{ PROTOCOLS }, { Bridge }, { ConfigError }, { loadConfig }, { createLogger }, { shutdownHandler }] =
-    await Promise.all([
-      import("./accounts/registry.ts"),
-      import("./bridge.ts"),
-      import("./config/errors.ts"),
-      import("./config/load.ts"),
-      import("./logger.ts"),
-      import("./shutdown.ts"),
-    ]);
+  const [
+    { PROTOCOLS },
+    { Bridge },
+    { ConfigError },
+    { loadConfig },
+    { createLogger },
+    { shutdownHandler },
+    { openStateStore, StateFileError },
+  ] = await Promise.all([
+    import("./accounts/registry.ts"),
+    import("./bridge.ts"),
+    import("./config/errors.ts"),
+    import("./config/load.ts"),
+    import("./logger.ts"),
+    import("./shutdown.ts"),
+    import("./core/open-state.ts"),
+  ]);
   const path = resolve(args.conf);
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -48,9 +56,18 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  let state: ReturnType<typeof openStateStore>;
+  try {
+    state = openStateStore(config.general.StateFile, path);
+  } catch (error) {
+    if (error instanceof StateFileError) die(error.message, 1);
+    throw error;
+  }
+
   const logger = createLogger({ debug: args.debug });
   logger.info(`${NAME} ${VERSION} using ${path}`);
-  const bridge = new Bridge(config, { logger, debug: args.debug });
+  if (state.path !== undefined) logger.info({ stateFile: state.path }, `state kept in ${state.path}`);
+  const bridge = new Bridge(config, { logger, debug: args.debug, state });
 
   const stop = shutdownHandler({
     bridge,

@@ -55,6 +55,10 @@ export const GENERAL_ONLY_KEYS = {
     max: 3600,
     description: "seconds a stop (SIGTERM/SIGINT) waits for work in progress before cutting it and exiting 1",
   }),
+  StateFile: key.string({
+    description:
+      'the file holding queued messages, the id map and unread api messages across restarts; default <config name>.state.db beside the config; "" keeps none',
+  }),
   StatusAddress: key.string({
     default: "",
     description: 'where GET /health and GET /metrics are served, "host:port" (port 0: any free port); off when empty',

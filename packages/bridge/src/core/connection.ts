@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Direction } from "../config/types.ts";
 import type { Message } from "../message.ts";
 import type { Delivery, RouteResult, SendResult } from "./account.ts";
+import type { UnreadLog } from "./state-store.ts";
 
 /** One channel of the account on one gateway, as the config says. */
 export interface Membership {
@@ -60,6 +61,11 @@ export interface ConnectionContext {
    * MessageDelay is 0, and early when the account stops.
    */
   pace(): Promise<void>;
+  /**
+   * For a protocol that holds messages until a client reads them (the api account's buffer): where they are kept so
+   * that a restart, even a crash, loses none a client has not read. Call it once; other protocols have no use for it.
+   */
+  unread(capacity: number): UnreadLog;
 }
 
 export interface Connection {

@@ -15,10 +15,13 @@ export function cacheKey(account: string, id: string): string {
   return `${account} ${id}`;
 }
 
+/** Source messages remembered per gateway (and kept in the state file). */
+export const DEFAULT_ID_CACHE_SIZE = 5000;
+
 export class MessageIdCache {
   readonly #entries = new Map<string, CopyId[]>();
 
-  constructor(readonly capacity = 5000) {}
+  constructor(readonly capacity = DEFAULT_ID_CACHE_SIZE) {}
 
   get size(): number {
     return this.#entries.size;

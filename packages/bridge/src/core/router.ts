@@ -11,6 +11,7 @@ import { type CopyId, cacheKey, MessageIdCache } from "./id-cache.ts";
 import { formatNick } from "./nick-format.ts";
 import { type RelayObserver, UNOBSERVED } from "./observer.ts";
 import { type AccountRules, compileRules } from "./rules.ts";
+import { NO_STATE, type StateStore, type StoredDelivery } from "./state-store.ts";
 
 interface Endpoint {
   config: ChannelConfig;
@@ -32,6 +33,15 @@ export interface RouterOptions {
   idCacheSize?: number;
   /** Told of each message routed in a gateway (metrics). */
   observer?: RelayObserver;
+  /** Where the id map and the queued messages are kept across restarts (none by default). */
+  state?: StateStore;
+}
+
+/** A destination channel of a gateway, as the replay of queued messages (core/queue-replay.ts) needs it. */
+export interface Destination {
+  account: Account;
+  options: Readonly<Record<string, unknown>>;
+  cache: MessageIdCache;
 }
 
 export class Router implements MessageSink {
@@ -42,11 +52,13 @@ export class Router implements MessageSink {
   readonly #logger: Logger;
   readonly #debug: boolean;
   readonly #observer: RelayObserver;
+  readonly #state: StateStore;
 
   constructor(config: BridgeConfig, accounts: ReadonlyMap<string, Account>, options: RouterOptions) {
     this.#logger = options.logger;
     this.#debug = options.debug ?? false;
     this.#observer = options.observer ?? UNOBSERVED;
+    this.#state = options.state ?? NO_STATE;
     for (const [id, account] of config.accounts) this.#rules.set(id, compileRules(account.settings));
     for (const gateway of config.gateways) {
       const routed: RoutedGateway = {
@@ -54,6 +66,9 @@ export class Router implements MessageSink {
         endpoints: [],
         cache: new MessageIdCache(options.idCacheSize),
       };
+      for (const [key, copies] of this.#state.loadCopies(gateway.name, routed.cache.capacity)) {
+        routed.cache.set(key, copies);
+      }
       for (const channel of gateway.channels) {
         const account = accounts.get(channel.account);
         const rules = this.#rules.get(channel.account);
@@ -96,11 +111,16 @@ export class Router implements MessageSink {
 
     // A source may address one gateway (the api account: the client names it); otherwise every gateway counts.
     const onlyGateway = message.gateway === "" ? undefined : message.gateway;
-    let deliveries = 0;
-    for (const gateway of this.#gatewaysOf.get(source.id) ?? []) {
-      if (onlyGateway !== undefined && gateway.name !== onlyGateway) continue;
-      deliveries += this.#routeInGateway(gateway, source, message, rules);
-    }
+    // One transaction for all the copies of a message: they are all kept, or (a crash before the commit, so before
+    // the sender was answered) none.
+    const deliveries = this.#state.atomically(() => {
+      let count = 0;
+      for (const gateway of this.#gatewaysOf.get(source.id) ?? []) {
+        if (onlyGateway !== undefined && gateway.name !== onlyGateway) continue;
+        count += this.#routeInGateway(gateway, source, message, rules);
+      }
+      return count;
+    });
     if (this.#debug) {
       this.#logger.debug({ account: source.id, gateway: onlyGateway, deliveries }, "message routed");
     }
@@ -173,6 +193,16 @@ export class Router implements MessageSink {
       if (typeof result === "string") {
         if (result !== "") copies.push({ account: to.account.id, channel: to.config.channel, id: result });
       } else {
+        // Held by the queue (or sent asynchronously): kept in the state file until the destination confirms it.
+        this.#keep(result, {
+          account: to.account.id,
+          channel: to.config.channel,
+          gateway: gateway.name,
+          message: copy,
+          copyOf: known === undefined ? key : undefined,
+          editOf: original?.pending !== undefined ? key : undefined,
+          replyTo: typeof parent === "string" ? undefined : parentKey,
+        });
         const entry: CopyId = { account: to.account.id, channel: to.config.channel, id: "", pending: result };
         result.then((id) => {
           entry.id = id;
@@ -181,8 +211,34 @@ export class Router implements MessageSink {
         copies.push(entry);
       }
     }
-    if (key !== undefined && known === undefined) gateway.cache.set(key, copies);
+    if (key !== undefined && known === undefined) {
+      gateway.cache.set(key, copies);
+      if (copies.length > 0) {
+        this.#state.saveCopies(
+          gateway.name,
+          key,
+          copies.map((c) => ({ account: c.account, channel: c.channel, id: c.id })),
+        );
+      }
+    }
     return deliveries;
+  }
+
+  /** Writes a held message to the state file; it leaves it once its destination settled it (sent, or given up). */
+  #keep(result: Promise<string>, delivery: StoredDelivery): void {
+    const seq = this.#state.enqueue(delivery);
+    const { copyOf, gateway, account, channel } = delivery;
+    result.then((id) =>
+      this.#state.settle(seq, copyOf === undefined ? undefined : { gateway, key: copyOf, account, channel, id }),
+    );
+  }
+
+  /** The destination channel `channel` of `account` in `gateway`, when the config still has it. */
+  destination(gateway: string, account: string, channel: string): Destination | undefined {
+    const routed = this.#gateways.find((g) => g.name === gateway);
+    const to = routed?.endpoints.find((e) => e.account.id === account && e.config.channel === channel && e.sends);
+    if (routed === undefined || to === undefined) return undefined;
+    return { account: to.account, options: to.config.options, cache: routed.cache };
   }
 
   /**

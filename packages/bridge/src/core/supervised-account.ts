@@ -9,6 +9,7 @@ import type { Connection, ConnectionContext, JoinRequest, Membership } from "./c
 import type { RelayObserver } from "./observer.ts";
 import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueueObserver, type QueuePolicy } from "./outbound-queue.ts";
 import { Pacer } from "./pacer.ts";
+import { NO_STATE, type StateStore } from "./state-store.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, Supervisor } from "./supervisor.ts";
 
 /** Knobs of the core that are not config keys; tests shorten them, the defaults are documented in docs/bridge.md. */
@@ -34,6 +35,8 @@ export interface SupervisedAccountOptions {
   tuning?: Partial<CoreTuning>;
   /** Told of sends, drops, rate limits and reconnect attempts (metrics). */
   observer?: RelayObserver;
+  /** Where an api account's unread buffer is kept across restarts (none by default). */
+  state?: StateStore;
 }
 
 /** Each channel once, with the options of the first entry naming it (an IRC channel key, for instance). */
@@ -88,6 +91,7 @@ export class SupervisedAccount implements Account {
       disconnected: (reason) => this.supervisor.reportDisconnected(reason),
       failed: (reason) => this.supervisor.reportFailed(reason),
       pace: () => this.#pace(),
+      unread: (capacity) => (options.state ?? NO_STATE).unread(config.id, capacity),
     };
     this.connection = config.descriptor.create(config, context);
     this.supervisor = new Supervisor(this.connection, {

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext } from "../../core/connection.ts";
+import type { UnreadLog } from "../../core/state-store.ts";
 import { encodeMessage } from "../../message.ts";
 import { timestampNow } from "../../timestamp.ts";
 import type { PostedBody } from "./body-reader.ts";
@@ -31,6 +32,9 @@ export function parseBindAddress(bind: string): { host: string; port: number } {
 export class ApiAccount implements Connection {
   readonly id: string;
   readonly ring: RingBuffer<string>;
+  /** The ring's contents as the state file keeps them, so that a restart loses nothing no client has read. */
+  readonly #unread: UnreadLog;
+  #restored = false;
   readonly bindAddress: string;
   readonly #token: string | undefined;
   readonly #bodyLimit: number;
@@ -59,6 +63,7 @@ export class ApiAccount implements Connection {
     this.#limits = serverLimits(settings);
     // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
     this.ring = new RingBuffer<string>(settings.Buffer > 0 ? settings.Buffer : DEFAULT_BUFFER);
+    this.#unread = context.unread(this.ring.capacity);
     const targets = new Map<string, string>();
     for (const m of context.memberships) {
       if (m.direction !== "out" && !targets.has(m.gateway)) targets.set(m.gateway, m.channel);
@@ -75,6 +80,10 @@ export class ApiAccount implements Connection {
   async connect(): Promise<void> {
     const logger = this.#logger;
     const context = this.#context;
+    if (!this.#restored) {
+      this.#restored = true;
+      for (const encoded of this.#unread.restore()) this.ring.push(encoded);
+    }
     this.#phase = "serving";
     this.#hub = new StreamHub({
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
@@ -94,7 +103,7 @@ export class ApiAccount implements Connection {
       limits: this.#limits,
       logger,
       debug: context.debug,
-      drain: () => this.ring.drain(),
+      drain: () => this.#readAll(),
       dropped: () => this.ring.dropped,
       post: (body) => this.#post(body),
       addStream: (response: ServerResponse) => hub.add(response),
@@ -144,10 +153,18 @@ export class ApiAccount implements Connection {
   send(delivery: Delivery): string {
     const encoded = encodeMessage(delivery.message);
     if (this.ring.push(encoded)) this.#countDrop();
+    this.#unread.append(encoded);
     this.#hub?.broadcast(`${encoded}\n`);
     this.#websockets?.broadcast(encoded);
     // The API has no message ids of its own.
     return "";
+  }
+
+  /** `GET /api/messages`: everything held, which the state file then forgets too. */
+  #readAll(): string[] {
+    const messages = this.ring.drain();
+    this.#unread.readAll();
+    return messages;
   }
 
   /** Drops are counted always and logged at most every few seconds, so a flood does not flood the log. */

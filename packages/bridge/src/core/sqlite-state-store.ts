@@ -1,0 +1,271 @@
+// The state store in one SQLite file (better-sqlite3: synchronous, so a write is done when the call returns, before
+// the message it concerns is acknowledged). WAL with synchronous = NORMAL: a commit survives a crash of the process
+// (kill -9, OOM) at once; after a power loss or an OS crash the last commits before it may be missing, never
+// corrupted. Every statement is prepared once; the hot path is one INSERT per held message.
+import Database from "better-sqlite3";
+import type { Message } from "../message.ts";
+import { checkStateFile, StateFileError } from "./state-file.ts";
+import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, UnreadLog } from "./state-store.ts";
+
+const SCHEMA_VERSION = 1;
+
+/** Id-map entries older than this are forgotten (an edit of a message older than that becomes a new message). */
+export const ID_MAP_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+/** The id map is pruned (age and count) once per this many new entries, and at start-up. */
+const PRUNE_EVERY = 500;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS outbound (
+  seq INTEGER PRIMARY KEY, account TEXT NOT NULL, channel TEXT NOT NULL, gateway TEXT NOT NULL,
+  message TEXT NOT NULL, copy_of TEXT, edit_of TEXT, reply_to TEXT) STRICT;
+CREATE TABLE IF NOT EXISTS id_map (
+  seq INTEGER PRIMARY KEY, gateway TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL, copies TEXT NOT NULL,
+  UNIQUE (gateway, key)) STRICT;
+CREATE INDEX IF NOT EXISTS id_map_age ON id_map (at);
+CREATE TABLE IF NOT EXISTS unread (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, encoded TEXT NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS unread_account ON unread (account, seq);
+`;
+
+interface OutboundRow {
+  seq: number;
+  account: string;
+  channel: string;
+  gateway: string;
+  message: string;
+  copy_of: string | null;
+  edit_of: string | null;
+  reply_to: string | null;
+}
+
+function prepare(db: Database.Database) {
+  return {
+    enqueue: db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
+      "INSERT INTO outbound (account, channel, gateway, message, copy_of, edit_of, reply_to) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
+    dequeue: db.prepare<[number]>("DELETE FROM outbound WHERE seq = ?"),
+    queued: db.prepare<[], OutboundRow>("SELECT * FROM outbound ORDER BY seq"),
+    saveCopies: db.prepare<[string, string, number, string]>(
+      "INSERT OR REPLACE INTO id_map (gateway, key, at, copies) VALUES (?, ?, ?, ?)",
+    ),
+    copies: db.prepare<[string, string], { copies: string }>("SELECT copies FROM id_map WHERE gateway = ? AND key = ?"),
+    updateCopies: db.prepare<[string, string, string]>("UPDATE id_map SET copies = ? WHERE gateway = ? AND key = ?"),
+    loadCopies: db.prepare<[string, number], { key: string; copies: string }>(
+      "SELECT key, copies FROM (SELECT seq, key, copies FROM id_map WHERE gateway = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+    ),
+    pruneOld: db.prepare<[number]>("DELETE FROM id_map WHERE at < ?"),
+    gateways: db.prepare<[], { gateway: string }>("SELECT DISTINCT gateway FROM id_map"),
+    pruneCount: db.prepare<[string, string, number]>(
+      "DELETE FROM id_map WHERE gateway = ? AND seq <= (SELECT seq FROM id_map WHERE gateway = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+    ),
+    appendUnread: db.prepare<[string, string]>("INSERT INTO unread (account, encoded) VALUES (?, ?)"),
+    readUnread: db.prepare<[string, number]>("DELETE FROM unread WHERE account = ? AND seq <= ?"),
+    trimUnread: db.prepare<[string, string, number]>(
+      "DELETE FROM unread WHERE account = ? AND seq <= (SELECT seq FROM unread WHERE account = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+    ),
+    restoreUnread: db.prepare<[string, number], { seq: number; encoded: string }>(
+      "SELECT seq, encoded FROM (SELECT seq, encoded FROM unread WHERE account = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+/** Opens (creating it if needed) the state file; throws StateFileError with one line when it cannot be used. */
+export function openSqliteStateStore(path: string, options: { idMapSize: number }): StateStore {
+  const checked = checkStateFile(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    checked.confirm();
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec(SCHEMA);
+    const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'version'").get();
+    if (version === undefined) {
+      db.prepare("INSERT INTO meta (name, value) VALUES ('version', ?)").run(String(SCHEMA_VERSION));
+    } else if (Number(version.value) !== SCHEMA_VERSION) {
+      throw new StateFileError(
+        `state file ${path}: written by another version of the bridge (schema ${version.value}, this one reads ${SCHEMA_VERSION}); move it aside to start afresh`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof StateFileError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StateFileError(`state file ${path}: cannot be opened as a SQLite database (${reason})`);
+  }
+  return new SqliteStateStore(db, prepare(db), path, options.idMapSize);
+}
+
+class SqliteStateStore implements StateStore {
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #idMapSize: number;
+  readonly #settle: (seq: number, copy: CopyRecord | undefined) => void;
+  readonly #transaction: (work: () => unknown) => unknown;
+  #keepQueued = false;
+  readonly #unreadLogs: SqliteUnreadLog[] = [];
+  #savesSincePrune = 0;
+
+  constructor(
+    db: Database.Database,
+    sql: Statements,
+    readonly path: string,
+    idMapSize: number,
+  ) {
+    this.#db = db;
+    this.#sql = sql;
+    this.#idMapSize = idMapSize;
+    // The queue row goes and the copy's id comes in one transaction: after a crash, either the message is still
+    // queued (and is sent again) or its copy is known (and later edits reach it).
+    this.#settle = db.transaction((seq: number, copy: CopyRecord | undefined) => {
+      sql.dequeue.run(seq);
+      if (copy !== undefined) this.#recordCopyId(copy);
+    });
+    this.#transaction = db.transaction((work: () => unknown) => work());
+    this.#prune();
+  }
+
+  atomically<T>(work: () => T): T {
+    // better-sqlite3 turns a nested transaction into a savepoint; an open one is simply joined.
+    if (this.#db.inTransaction) return work();
+    return this.#transaction(work) as T;
+  }
+
+  enqueue(d: StoredDelivery): number {
+    const message = JSON.stringify(d.message);
+    const info = this.#sql.enqueue.run(
+      d.account,
+      d.channel,
+      d.gateway,
+      message,
+      d.copyOf ?? null,
+      d.editOf ?? null,
+      d.replyTo ?? null,
+    );
+    return Number(info.lastInsertRowid);
+  }
+
+  settle(seq: number, copy?: CopyRecord): void {
+    if (this.#keepQueued) return;
+    this.#settle(seq, copy);
+  }
+
+  queued(): QueuedRow[] {
+    return this.#sql.queued.all().map((row) => {
+      const queued: QueuedRow = {
+        seq: row.seq,
+        account: row.account,
+        channel: row.channel,
+        gateway: row.gateway,
+        message: JSON.parse(row.message) as Message,
+      };
+      if (row.copy_of !== null) queued.copyOf = row.copy_of;
+      if (row.edit_of !== null) queued.editOf = row.edit_of;
+      if (row.reply_to !== null) queued.replyTo = row.reply_to;
+      return queued;
+    });
+  }
+
+  discard(seqs: readonly number[]): void {
+    this.#db.transaction(() => {
+      for (const seq of seqs) this.#sql.dequeue.run(seq);
+    })();
+  }
+
+  saveCopies(gateway: string, key: string, copies: readonly StoredCopy[]): void {
+    this.#sql.saveCopies.run(gateway, key, Date.now(), JSON.stringify(copies));
+    if (++this.#savesSincePrune >= PRUNE_EVERY) this.#prune();
+  }
+
+  loadCopies(gateway: string, limit: number): [string, StoredCopy[]][] {
+    return this.#sql.loadCopies.all(gateway, limit).map((row) => [row.key, JSON.parse(row.copies) as StoredCopy[]]);
+  }
+
+  unread(account: string, capacity: number): UnreadLog {
+    const log = new SqliteUnreadLog(this.#sql, account, capacity, () => this.#db.open);
+    this.#unreadLogs.push(log);
+    return log;
+  }
+
+  keepQueued(): void {
+    this.#keepQueued = true;
+  }
+
+  close(): void {
+    if (!this.#db.open) return;
+    for (const log of this.#unreadLogs) log.flush();
+    this.#db.close();
+  }
+
+  #recordCopyId(copy: CopyRecord): void {
+    const row = this.#sql.copies.get(copy.gateway, copy.key);
+    if (row === undefined) return;
+    const copies = JSON.parse(row.copies) as StoredCopy[];
+    const entry = copies.find((c) => c.account === copy.account && c.channel === copy.channel);
+    if (entry === undefined) return;
+    entry.id = copy.id;
+    this.#sql.updateCopies.run(JSON.stringify(copies), copy.gateway, copy.key);
+  }
+
+  #prune(): void {
+    this.#savesSincePrune = 0;
+    this.#db.transaction(() => {
+      this.#sql.pruneOld.run(Date.now() - ID_MAP_MAX_AGE_MS);
+      for (const { gateway } of this.#sql.gateways.all()) {
+        this.#sql.pruneCount.run(gateway, gateway, this.#idMapSize);
+      }
+    })();
+  }
+}
+
+/** Rows beyond the capacity are trimmed once per `capacity` appends, not on each: one INSERT per message. */
+class SqliteUnreadLog implements UnreadLog {
+  readonly #sql: Statements;
+  readonly #account: string;
+  readonly #capacity: number;
+  #lastSeq = 0;
+  #sinceTrim = 0;
+  /** The last sequence number a client read, not yet deleted (0: none). */
+  #readUpTo = 0;
+  readonly #isOpen: () => boolean;
+
+  constructor(sql: Statements, account: string, capacity: number, isOpen: () => boolean) {
+    this.#sql = sql;
+    this.#isOpen = isOpen;
+    this.#account = account;
+    this.#capacity = capacity;
+  }
+
+  restore(): string[] {
+    this.#sql.trimUnread.run(this.#account, this.#account, this.#capacity);
+    const rows = this.#sql.restoreUnread.all(this.#account, this.#capacity);
+    this.#lastSeq = rows.at(-1)?.seq ?? 0;
+    return rows.map((row) => row.encoded);
+  }
+
+  append(encoded: string): void {
+    this.#lastSeq = Number(this.#sql.appendUnread.run(this.#account, encoded).lastInsertRowid);
+    if (++this.#sinceTrim >= this.#capacity) {
+      this.#sinceTrim = 0;
+      this.#sql.trimUnread.run(this.#account, this.#account, this.#capacity);
+    }
+  }
+
+  /**
+   * Forgotten on the next turn, once the answer carrying them has been written: a crash in between serves them
+   * again (at least once), rather than losing what a client may not have received.
+   */
+  readAll(): void {
+    const first = this.#readUpTo === 0;
+    this.#readUpTo = this.#lastSeq;
+    if (first) setImmediate(() => this.flush());
+  }
+
+  /** Writes a pending read now (also when the store closes). */
+  flush(): void {
+    if (this.#readUpTo === 0 || !this.#isOpen()) return;
+    this.#sql.readUnread.run(this.#account, this.#readUpTo);
+    this.#readUpTo = 0;
+  }
+}
