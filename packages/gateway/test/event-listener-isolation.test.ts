@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI } from "@switchboard/testkit";
 import type { RunningGateway } from "../src/gateway.ts";
-import { EventBus, type EventType } from "../src/telemetry/events.ts";
+import { EventBus, type EventType, type GatewayEvent } from "../src/telemetry/events.ts";
 import { backendToml, Closers, hello, http, postJson, startTestGateway } from "./helpers.ts";
 
 describe("event bus listeners that throw", () => {
@@ -12,13 +12,13 @@ describe("event bus listeners that throw", () => {
     const reported: { event: EventType; error: unknown }[] = [];
     const bus = new EventBus({ onListenerError: (failure) => reported.push(failure) });
     let after = 0;
-    bus.on("request_queued", () => {
+    bus.on("queued", () => {
       throw new Error("first");
     });
     bus.onAny(() => {
       throw new Error("any");
     });
-    bus.on("request_queued", () => after++);
+    bus.on("queued", () => after++);
     const queued = {
       type: "request_queued",
       requestId: "r",
@@ -28,7 +28,7 @@ describe("event bus listeners that throw", () => {
     } as const;
     for (let i = 0; i < 5; i++) bus.emit(queued as never);
     assert.equal(after, 5);
-    assert.equal(bus.listenerErrors.get("request_queued"), 10);
+    assert.equal(bus.listenerErrors.get("queued"), 10);
     assert.deepEqual(
       reported.map((r) => (r.error as Error).message),
       ["first", "any"],
