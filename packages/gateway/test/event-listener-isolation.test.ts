@@ -11,23 +11,25 @@ describe("event bus listeners that throw", () => {
   it("are isolated: later listeners still run, each throw is counted, each listener reported once", () => {
     const reported: { event: EventType; error: unknown }[] = [];
     const bus = new EventBus({ onListenerError: (failure) => reported.push(failure) });
-    let after = 0;
+    let later = 0;
     bus.on("queued", () => {
       throw new Error("first");
     });
     bus.onAny(() => {
       throw new Error("any");
     });
-    bus.on("queued", () => after++);
-    const queued = {
-      type: "request_queued",
+    bus.on("queued", () => later++);
+    const queued: GatewayEvent = {
+      type: "queued",
       requestId: "r",
       endpoint: "chat",
-      model: "m",
+      requestedModel: "m",
+      stream: false,
       priority: "normal",
-    } as const;
-    for (let i = 0; i < 5; i++) bus.emit(queued as never);
-    assert.equal(after, 5);
+      depth: 1,
+    };
+    for (let i = 0; i < 5; i++) bus.emit(queued);
+    assert.equal(later, 5);
     assert.equal(bus.listenerErrors.get("queued"), 10);
     assert.deepEqual(
       reported.map((r) => (r.error as Error).message),
