@@ -35,7 +35,7 @@ export type StatusRoutes = ReadonlyMap<string, () => StatusAnswer | Promise<Stat
 const ALLOW = "GET, HEAD";
 const JSON_TYPE = "application/json; charset=utf-8";
 /** A body sent anyway is read and discarded up to this much (so the client reads its answer), then cut. */
-const MAX_DISCARDED_BYTES = 64 * 1024;
+const MAX_DISCARDED_BYTES = 1024 * 1024;
 
 export function createStatusServer(
   routes: StatusRoutes,
@@ -76,15 +76,8 @@ async function answer(request: IncomingMessage, response: ServerResponse, routes
   const route = routes.get(path);
   const hasBody =
     request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0";
-  if (hasBody) {
-    // Answered once the body is read, and the connection closed: a client sending bodies here is confused.
-    response.setHeader("Connection", "close");
-    if (!(await discardBody(request))) {
-      send(response, 413, JSON_TYPE, errorBody("the status endpoint takes no request body"));
-      response.once("finish", () => request.socket.destroy());
-      return;
-    }
-  }
+  // Whatever the answer, a body sent anyway is read and dropped, so a client still writing can read it.
+  if (hasBody) discardBody(request);
   if (route === undefined) {
     const known = [...routes.keys()].join(", ");
     return send(response, 404, JSON_TYPE, errorBody(`no such path; the status endpoint serves ${known}`));
@@ -93,28 +86,23 @@ async function answer(request: IncomingMessage, response: ServerResponse, routes
     response.setHeader("Allow", ALLOW);
     return send(response, 405, JSON_TYPE, errorBody(`${path} answers GET and HEAD only`));
   }
-  if (hasBody) return send(response, 413, JSON_TYPE, errorBody(`GET ${path} takes no request body`));
+  if (hasBody) return send(response, 413, JSON_TYPE, errorBody(`${request.method} ${path} takes no request body`));
   const { status, contentType, body } = await route();
   send(response, status, contentType, body);
 }
 
-/** Reads and drops a request body; false when it is longer than MAX_DISCARDED_BYTES (the rest is not read). */
-function discardBody(request: IncomingMessage): Promise<boolean> {
-  return new Promise((resolve) => {
-    let seen = 0;
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen <= MAX_DISCARDED_BYTES) return;
-      request.off("data", onData);
-      request.pause();
-      resolve(false);
-    };
-    request.on("data", onData);
-    request.once("end", () => resolve(true));
-    // Aborted or timed out: nothing is left to answer.
-    request.once("error", () => resolve(false));
-    request.once("close", () => resolve(seen <= MAX_DISCARDED_BYTES));
+/**
+ * Reads and drops a request body up to MAX_DISCARDED_BYTES; beyond it the connection is closed (closing while the
+ * client still writes resets the connection, so a body is read rather than refused unread).
+ */
+function discardBody(request: IncomingMessage): void {
+  let discarded = 0;
+  request.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_BYTES) request.socket.destroy();
   });
+  request.on("error", () => {});
+  request.resume();
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string): void {

@@ -86,6 +86,8 @@ export interface TelegramSimulator {
   dropConnections(): number;
   /** While unreachable, every connection is cut as it arrives (an outage); reachable again with true. */
   setReachable(reachable: boolean): void;
+  /** BotFather's /revoke: the bot's held poll ends, and every later call with its token is refused 401. */
+  revokeToken(bot: SimulatedBot): void;
   close(): Promise<void>;
 }
 
@@ -334,6 +336,12 @@ export async function startTelegramSimulator(
     setReachable(value) {
       reachable = value;
       if (!value) simulator.dropConnections();
+    },
+    revokeToken(bot) {
+      const state = world.bots.get(bot.token);
+      if (state === undefined) return;
+      world.bots.delete(bot.token);
+      state.poll?.answer([]);
     },
     async close() {
       for (const bot of world.bots.values()) bot.poll?.answer([]);
