@@ -18,6 +18,8 @@ const DROP_REASONS: readonly DropReason[] = ["queue_full", "send_failed"];
 
 type Child = { inc(value?: number): void };
 type Timer = { observe(value: number): void };
+/** Label children by key, so the per-message path skips prom-client's label hashing. */
+type Children = Map<string, Child>;
 
 export class BridgeMetrics implements RelayObserver {
   readonly registry = new Registry();
@@ -28,8 +30,9 @@ export class BridgeMetrics implements RelayObserver {
   readonly #reconnects: Counter<"account">;
   readonly #latency: Histogram<"account" | "gateway">;
   readonly #fileBytes: Counter<"account" | "gateway">;
-  /** Label children by key: the hot path skips prom-client's label hashing. */
-  readonly #children = new Map<string, Child | Timer>();
+  readonly #receivedOf: Children = new Map();
+  readonly #sentOf: Children = new Map();
+  readonly #latencyOf = new Map<string, Timer>();
 
   constructor(routes: readonly Route[], accounts: () => Iterable<AccountView>) {
     const registers = [this.registry];
@@ -90,12 +93,13 @@ export class BridgeMetrics implements RelayObserver {
   }
 
   received(account: string, gateway: string): void {
-    this.#child("r", account, gateway, () => this.#received.labels(account, gateway)).inc();
+    cached(this.#receivedOf, account, gateway, () => this.#received.labels(account, gateway)).inc();
   }
 
   sent(account: string, gateway: string, elapsedMs: number): void {
-    this.#child("s", account, gateway, () => this.#sent.labels(account, gateway)).inc();
-    this.#timer(account, gateway).observe(Math.max(0, elapsedMs) / 1000);
+    cached(this.#sentOf, account, gateway, () => this.#sent.labels(account, gateway)).inc();
+    const latency = cached(this.#latencyOf, account, gateway, () => this.#latency.labels(account, gateway));
+    latency.observe(Math.max(0, elapsedMs) / 1000);
   }
 
   dropped(account: string, gateway: string, reason: DropReason): void {
@@ -111,28 +115,18 @@ export class BridgeMetrics implements RelayObserver {
   }
 
   fileBytes(account: string, gateway: string, bytes: number): void {
-    if (bytes > 0) this.#fileBytes.labels(account, gateway).inc(bytes);
+    if (Number.isFinite(bytes) && bytes > 0) this.#fileBytes.labels(account, gateway).inc(bytes);
   }
+}
 
-  #child(kind: string, account: string, gateway: string, make: () => Child): Child {
-    const key = `${kind}\0${account}\0${gateway}`;
-    let child = this.#children.get(key) as Child | undefined;
-    if (child === undefined) {
-      child = make();
-      this.#children.set(key, child);
-    }
-    return child;
+function cached<T>(children: Map<string, T>, account: string, gateway: string, make: () => T): T {
+  const key = `${account}\0${gateway}`;
+  let child = children.get(key);
+  if (child === undefined) {
+    child = make();
+    children.set(key, child);
   }
-
-  #timer(account: string, gateway: string): Timer {
-    const key = `l\0${account}\0${gateway}`;
-    let timer = this.#children.get(key) as Timer | undefined;
-    if (timer === undefined) {
-      timer = this.#latency.labels(account, gateway);
-      this.#children.set(key, timer);
-    }
-    return timer;
-  }
+  return child;
 }
 
 /** Gauges read at scrape time: whether each account is connected, and each destination's queue depth. */
