@@ -64,8 +64,11 @@ export interface RunningServer {
   readonly pid: number;
   /** Everything the current server process logged. */
   readonly output: string;
-  /** Stops the server and starts it again on the same port with the same config and data (clients see a drop). */
-  restart(): Promise<void>;
+  /**
+   * Stops the server and starts it again on the same port with the same config and data (clients see a drop).
+   * `whileDown`, when given, runs while the server is stopped (an outage that lasts as long as the test needs).
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the server (by PID) and removes its directory; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -101,10 +104,11 @@ export async function startServer<Extra extends object>(
     get output() {
       return current?.output ?? "";
     },
-    async restart() {
+    async restart(whileDown?: () => Promise<void>) {
       if (stopped) throw new Error(`${dir}: the server was stopped; start a new one`);
       await current?.stop();
       current = undefined;
+      await whileDown?.();
       current = await launch(await prepare(port));
     },
     async stop() {
