@@ -47,7 +47,8 @@ function readGeneral(table: Table, protocols: ProtocolRegistry, warnings: string
     core.set(name.toLowerCase(), { name, spec, core: true });
     known.set(name.toLowerCase(), name);
   }
-  for (const [name, spec] of Object.entries(GENERAL_ONLY_KEYS)) general[name] ??= "default" in spec ? spec.default : undefined;
+  for (const [name, spec] of Object.entries(GENERAL_ONLY_KEYS))
+    general[name] ??= "default" in spec ? spec.default : undefined;
   for (const [lower, value] of Object.entries(table)) {
     const key = core.get(lower);
     if (key !== undefined) {

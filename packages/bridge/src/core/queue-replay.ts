@@ -88,7 +88,10 @@ export function replayQueues(state: StateStore, router: ReplayTarget, logger: Lo
     );
   }
   if (replayed > 0) {
-    logger.info({ replayed, stateFile: state.path }, `${replayed} queued message(s) from the last run are queued again`);
+    logger.info(
+      { replayed, stateFile: state.path },
+      `${replayed} queued message(s) from the last run are queued again`,
+    );
   }
   return replayed;
 }

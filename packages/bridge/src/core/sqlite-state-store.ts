@@ -76,10 +76,14 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
   const checked = checkStateFile(path);
   let db: Database.Database;
   try {
-    db = new Database(path);
+    db = new Database(path, { timeout: 1000 });
     checked.confirm();
+    // One bridge per file: the write lock taken below is kept until the file is closed (a second bridge started on
+    // the same file would replay the first one's queues).
+    db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
+    db.exec("BEGIN IMMEDIATE; COMMIT;");
     db.exec(SCHEMA);
     const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'version'").get();
     if (version === undefined) {
@@ -92,6 +96,11 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
   } catch (error) {
     if (error instanceof StateFileError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
+    if ((error as { code?: unknown }).code === "SQLITE_BUSY") {
+      throw new StateFileError(
+        `state file ${path}: in use by another process (another bridge?); give each its own StateFile`,
+      );
+    }
     throw new StateFileError(`state file ${path}: cannot be opened as a SQLite database (${reason})`);
   }
   return new SqliteStateStore(db, prepare(db), path, options.idMapSize);

@@ -60,6 +60,8 @@ export class SupervisedAccount implements Account {
   readonly #logger: Logger;
   readonly #tuning: CoreTuning;
   readonly #queueObserver: QueueObserver | undefined;
+  /** Where what a stop leaves queued is kept for the next start, for its log line. */
+  readonly #keptIn: string;
   /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
   readonly #paceWaits = new Set<Delay>();
 
@@ -70,6 +72,8 @@ export class SupervisedAccount implements Account {
     this.capabilities = { userTyping: false, notices: false, ...config.descriptor.capabilities };
     const tuning: CoreTuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.#tuning = tuning;
+    const statePath = options.state?.path;
+    this.#keptIn = statePath === undefined ? "" : `; kept in ${statePath} for the next start`;
     this.#logger = options.logger.child({ account: config.id });
     this.#pacer = new Pacer(config.settings.MessageDelay, tuning.clock);
     this.#queuePolicy = { ...tuning.queue, capacity: config.settings.MessageQueue };
@@ -177,7 +181,7 @@ export class SupervisedAccount implements Account {
       total += undelivered;
       this.#logger.warn(
         { channel, undelivered },
-        `${this.id} ${channel}: ${undelivered} queued message(s) not delivered (stopping)`,
+        `${this.id} ${channel}: ${undelivered} queued message(s) not delivered (stopping${this.#keptIn})`,
       );
     }
     return total;
