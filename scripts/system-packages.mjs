@@ -10,4 +10,5 @@ export const SYSTEM_PACKAGES = [
   { name: "chromium", command: "chromium", why: "the browser the gateway dashboard test drives (playwright-core)" },
   { name: "mmdebstrap", command: "mmdebstrap", why: "builds the chroot holding Synapse for the Matrix test" },
   { name: "redis-server", command: "redis-server", why: "real Redis for the gateway's shared state store tests" },
+  { name: "mumble-server", command: "murmurd", why: "murmurd, the Mumble server of the bridge's Mumble tests" },
 ];
