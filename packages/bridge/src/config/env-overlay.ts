@@ -2,6 +2,7 @@
 // MATTERBRIDGE_GENERAL_<KEY> for [general]. They apply to known keys (the core's and the account's protocol's; any
 // registered protocol's in [general]), even when the key is absent from the file.
 import { type DeclaredKey, declaredKeys } from "./account-settings.ts";
+import { GENERAL_ONLY_KEYS } from "./core-keys.ts";
 import type { ProtocolRegistry } from "./descriptor.ts";
 import { fromEnv } from "./key-spec.ts";
 import { emptyTable, isTable, own, type Table } from "./table.ts";
@@ -53,6 +54,10 @@ function overlayTable(
 /** Mutates the lower-cased raw config with the environment's values. */
 export function applyEnvOverlay(raw: Table, env: NodeJS.ProcessEnv, protocols: ProtocolRegistry): void {
   const generalKeys = declaredKeys();
+  // The process-wide keys too (ShutdownTimeout, StateFile, StatusAddress...).
+  for (const [name, spec] of Object.entries(GENERAL_ONLY_KEYS)) {
+    generalKeys.set(name.toLowerCase(), { name, spec, core: true });
+  }
   for (const descriptor of protocols.descriptors()) {
     for (const [lower, key] of declaredKeys(descriptor)) if (!generalKeys.has(lower)) generalKeys.set(lower, key);
   }
