@@ -27,6 +27,8 @@ export {
   type MattermostUserObject,
   startMattermostSimulator,
 } from "./mattermost.ts";
+export { connectMumbleUser, type MumbleText, type MumbleUser, type MumbleUserOptions } from "./mumble-user.ts";
+export { type MurmurOptions, type MurmurServer, murmurConfig, startMurmur } from "./murmur.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {
@@ -59,3 +61,11 @@ export {
   type XmppUser,
   type XmppUserOptions,
 } from "./xmpp-user.ts";
+export {
+  startZulipSimulator,
+  type ZulipBotAction,
+  type ZulipHuman,
+  type ZulipMessage,
+  type ZulipSimulator,
+  type ZulipUser,
+} from "./zulip.ts";
