@@ -11,7 +11,7 @@ export function errorBody(message: string): string {
 }
 
 /** A complete HTTP/1.1 answer for a socket that has no request object (parser errors, CONNECT, over the cap). */
-export function rawErrorResponse(status: number, message: string, headers: Record<string, string> = {}): string {
+function rawErrorResponse(status: number, message: string, headers: Record<string, string> = {}): string {
   const body = errorBody(message);
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)

@@ -25,7 +25,7 @@ export interface HealthReport {
   accounts: AccountHealth[];
 }
 
-export function accountHealth(account: AccountView, now: number): AccountHealth {
+function accountHealth(account: AccountView, now: number): AccountHealth {
   const status = account.supervisor.status;
   let queued = 0;
   for (const depth of account.queueDepths().values()) queued += depth;
