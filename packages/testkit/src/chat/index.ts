@@ -27,6 +27,16 @@ export {
   type MattermostUserObject,
   startMattermostSimulator,
 } from "./mattermost.ts";
+export { connectMumbleUser, type MumbleText, type MumbleUser, type MumbleUserOptions } from "./mumble-user.ts";
+export { type MurmurOptions, type MurmurServer, murmurConfig, startMurmur } from "./murmur.ts";
+export {
+  type TalkBotAction,
+  type TalkHuman,
+  type TalkMessage,
+  type TalkRichObject,
+  type TalkSimulator,
+  startTalkSimulator,
+} from "./nctalk.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
 export {
