@@ -1,6 +1,7 @@
 // bench/bridge: POST -> stream delivery latency (p50, p99) and delivered messages per second with 10 stream
 // clients, for the bridge (real bin, two api accounts on one gateway) and, side by side, a minimal node:http
-// POST -> NDJSON fan-out server (the floor). Prints one summary line plus the ratios.
+// POST -> NDJSON fan-out server (the floor). Prints one summary line plus the ratios, then the cost of durability:
+// the same bridge with its state file (the default) against one started with StateFile = "" (nothing kept).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -194,25 +195,37 @@ async function main(): Promise<void> {
   const teardown = { after: (fn: () => Promise<void> | void) => cleanups.push(async () => fn()) };
   const dir = mkdtempSync(join(tmpdir(), "bench-bridge-"));
   try {
-    const [inPort, outPort, basePort] = [await freePort(), await freePort(), await freePort()];
-    const config = join(dir, "bench.toml");
-    writeFileSync(
-      config,
-      `[api.in]\nBindAddress = "127.0.0.1:${inPort}"\nBuffer = 1000\n` +
-        `[api.out]\nBindAddress = "127.0.0.1:${outPort}"\nBuffer = 1000\n` +
-        `[[gateway]]\nname = "bench"\nenable = true\n` +
-        `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n[[gateway.inout]]\naccount = "api.out"\nchannel = "api"\n`,
-    );
-    const bridge = await startProcess(
-      {
-        command: process.execPath,
-        // BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the bridge under this load.
-        args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
-        ready: { line: "bridge started" },
-        name: "bridge",
-      },
-      teardown,
-    );
+    const [inPort, outPort, basePort, bareInPort, bareOutPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const startBridge = async (name: string, general: string, ports: [number, number]) => {
+      const config = join(dir, `${name}.toml`);
+      writeFileSync(
+        config,
+        `[general]\n${general}\n` +
+          `[api.in]\nBindAddress = "127.0.0.1:${ports[0]}"\nBuffer = 1000\n` +
+          `[api.out]\nBindAddress = "127.0.0.1:${ports[1]}"\nBuffer = 1000\n` +
+          `[[gateway]]\nname = "bench"\nenable = true\n` +
+          `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n[[gateway.inout]]\naccount = "api.out"\nchannel = "api"\n`,
+      );
+      return startProcess(
+        {
+          command: process.execPath,
+          // BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the bridge under this load.
+          args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
+          ready: { line: "bridge started" },
+          name,
+        },
+        teardown,
+      );
+    };
+    // The default: a state file beside the config (every message the api.out buffer holds is written to it).
+    const bridge = await startBridge("bridge", "", [inPort, outPort]);
+    const bare = await startBridge("bridge-without-state", 'StateFile = ""', [bareInPort, bareOutPort]);
     const baseline = await startProcess(
       {
         command: process.execPath,
@@ -234,15 +247,24 @@ async function main(): Promise<void> {
       streamUrl: `http://127.0.0.1:${basePort}/api/stream`,
       process: baseline,
     };
-    // Rounds alternate between the two so that a burst of load from elsewhere hits both; each figure is the median.
+    const bareTarget: Target = {
+      name: "bridge without state file",
+      postUrl: `http://127.0.0.1:${bareInPort}/api/message`,
+      streamUrl: `http://127.0.0.1:${bareOutPort}/api/stream`,
+      process: bare,
+    };
+    // Rounds alternate between the three so that a burst of load from elsewhere hits all; each figure is the median.
     const bridgeRuns: Result[] = [];
     const baseRuns: Result[] = [];
+    const bareRuns: Result[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       bridgeRuns.push(await measure(bridgeTarget));
       baseRuns.push(await measure(baseTarget));
+      bareRuns.push(await measure(bareTarget));
     }
     const bridgeResult = median(bridgeRuns);
     const baseResult = median(baseRuns);
+    const bareResult = median(bareRuns);
     const f = (n: number, digits = 3) => n.toFixed(digits);
     console.log(
       `bridge: p50 ${f(bridgeResult.p50)} ms, p99 ${f(bridgeResult.p99)} ms, ${f(bridgeResult.rate, 0)} msg/s to ${STREAM_CLIENTS} stream clients` +
@@ -251,6 +273,12 @@ async function main(): Promise<void> {
         ` throughput ${f((100 * bridgeResult.rate) / baseResult.rate, 0)}%` +
         ` (medians of ${ROUNDS} alternating rounds; ${THROUGHPUT_MESSAGES} posts, ${IN_FLIGHT} in flight;` +
         ` ${LATENCY_MESSAGES} sequential for latency)`,
+    );
+    console.log(
+      `durability: with the state file p50 ${f(bridgeResult.p50)} ms, ${f(bridgeResult.rate, 0)} msg/s` +
+        ` | without (StateFile = "") p50 ${f(bareResult.p50)} ms, ${f(bareResult.rate, 0)} msg/s` +
+        ` | throughput with/without ${f(bridgeResult.rate / bareResult.rate, 2)}x (goal >= 0.8x),` +
+        ` p50 ${f(bridgeResult.p50 / bareResult.p50, 2)}x`,
     );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();

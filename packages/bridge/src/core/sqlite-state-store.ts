@@ -23,8 +23,8 @@ CREATE TABLE IF NOT EXISTS id_map (
   seq INTEGER PRIMARY KEY, gateway TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL, copies TEXT NOT NULL,
   UNIQUE (gateway, key)) STRICT;
 CREATE INDEX IF NOT EXISTS id_map_age ON id_map (at);
+-- No index on account: it would double the cost of the one INSERT per message; reads walk the few rows by seq.
 CREATE TABLE IF NOT EXISTS unread (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, encoded TEXT NOT NULL) STRICT;
-CREATE INDEX IF NOT EXISTS unread_account ON unread (account, seq);
 `;
 
 interface OutboundRow {
