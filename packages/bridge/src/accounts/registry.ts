@@ -6,9 +6,12 @@ import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 import { matrixProtocol } from "./matrix/index.ts";
 import { mattermostProtocol } from "./mattermost/index.ts";
+import { mumbleProtocol } from "./mumble/index.ts";
+import { nctalkProtocol } from "./nctalk/index.ts";
 import { slackProtocol } from "./slack/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
+import { zulipProtocol } from "./zulip/index.ts";
 
 export const PROTOCOLS = new ProtocolRegistry([
   apiProtocol,
@@ -16,7 +19,10 @@ export const PROTOCOLS = new ProtocolRegistry([
   ircProtocol,
   matrixProtocol,
   mattermostProtocol,
+  mumbleProtocol,
+  nctalkProtocol,
   slackProtocol,
   telegramProtocol,
   xmppProtocol,
+  zulipProtocol,
 ]); // biome-ignore format: one protocol per line

@@ -1,0 +1,16 @@
+// The `zulip` protocol: a Zulip bot on the REST API and the real-time events API (a registered event queue, long-polled).
+import { defineProtocol } from "../../config/descriptor.ts";
+import { httpUrlProblem } from "../http-url.ts";
+import { ZULIP_KEYS } from "./keys.ts";
+import { ZulipConnection } from "./zulip-connection.ts";
+
+export const zulipProtocol = defineProtocol({
+  name: "zulip",
+  keys: ZULIP_KEYS,
+  unsupportedKeys: ["Debug"],
+  validate(settings) {
+    const problem = httpUrlProblem("Server", settings.Server.trim(), "https://yourorg.zulipchat.com");
+    return problem === undefined ? [] : [problem];
+  },
+  create: (account, context) => new ZulipConnection(account, context),
+});
