@@ -106,7 +106,8 @@ describe("opening the state file", () => {
   const refused = (path: string, pattern: RegExp) => {
     assert.throws(
       () => openSqliteStateStore(path, { idMapSize: 10 }),
-      (error: unknown) => error instanceof StateFileError && pattern.test(error.message) && !error.message.includes("\n"),
+      (error: unknown) =>
+        error instanceof StateFileError && pattern.test(error.message) && !error.message.includes("\n"),
     );
   };
 
