@@ -19,6 +19,7 @@ import { LifecycleManager } from "./lifecycle/manager.ts";
 import { OperationStore } from "./lifecycle/operations.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
 import { closeBudget, logStoreCondition } from "./policy/budget-log.ts";
+import { PriceTable } from "./policy/pricing.ts";
 import { SpendRecorder } from "./policy/spend.ts";
 import { loadTokenizer } from "./policy/tokens.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
@@ -66,7 +67,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const budget = config.budget
     ? new Budget(config.budget, { store: { onChange: logStoreCondition(logger, config.budget.stateFile) } })
     : undefined;
-  const prices = config.prices;
+  const prices = new PriceTable(config.pricing);
   const spend = new SpendRecorder(prices, budget, logger);
   const backendContext = { timeouts, onUsage: (report: UsageReport) => spend.record(report) };
   const registry = new Registry(

@@ -6,15 +6,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { bodyWithModel } from "../src/dispatch/rewrite-body.ts";
-import {
-  hasLongTexts,
-  LongText,
-  putBackLongTexts,
-  takeOutLongTexts,
-  topLevelMemberRange,
-} from "../src/http/long-texts.ts";
+import { hasLongTexts, putBackLongTexts, takeOutLongTexts, topLevelMemberRange } from "../src/http/long-texts.ts";
 import { JsonParseWorker } from "../src/http/parse-worker.ts";
 import { countPromptTokens } from "../src/policy/tokens.ts";
+import { LongText } from "../src/request/long-text.ts";
 import { chatRequirements } from "../src/routing/requirements.ts";
 
 const rangeText = (text: string, key = "model") => {

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { BackendSettings, Capability } from "../config/types.ts";
-import type { EmbeddingText } from "../http/validate-embeddings.ts";
+import type { EmbeddingText } from "../request/embeddings.ts";
 import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 
 /** A model as a backend reports it. `undefined` means "not known": routing never excludes on unknown facts. */

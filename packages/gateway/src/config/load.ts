@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { backendModule } from "../backends/registry.ts";
-import { PriceTable } from "../policy/pricing.ts";
 import { checkAliases } from "./aliases.ts";
 import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
 import { COMMON_BACKEND_KEYS, configSchema, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
-import type { BackendSettings, BudgetSettings, GatewayConfig } from "./types.ts";
+import type { BackendSettings, BudgetSettings, GatewayConfig, ModelPrice } from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
 export const DEFAULT_FILE = "gateway.toml";
@@ -114,7 +113,7 @@ function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv, prices: PriceTable): BackendSettings[] {
+function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): BackendSettings[] {
   const names = new Set<string>();
   return raw.backends.map((backend, index) => {
     const where = `${source}: backends[${index}]`;
@@ -165,7 +164,6 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv, p
       maxConcurrent: backend.max_concurrent,
       apiKey,
       models: backend.models ?? [],
-      prices: kind === "cloud" ? prices : undefined,
       options,
     };
   });
@@ -186,7 +184,6 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
       keys.some((key) => (raw[section as keyof typeof INACTIVE_KEYS] as Record<string, unknown>)[key] !== undefined),
     )
     .map(([section]) => section);
-  const prices = buildPrices(raw);
   return {
     source,
     server: raw.server,
@@ -194,9 +191,9 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     routing,
     policies,
     logging: { level: raw.logging.level, format: raw.logging.format },
-    backends: buildBackends(raw, source, env, prices),
+    backends: buildBackends(raw, source, env),
     budget: buildBudget(raw, source),
-    prices,
+    pricing: buildPricing(raw),
     queue: raw.queue,
     tracing: raw.tracing,
     fleet: raw.fleet,
@@ -207,19 +204,17 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
   };
 }
 
-function buildPrices(raw: RawConfig): PriceTable {
-  return new PriceTable(
-    new Map(
-      [...raw.pricing].map(([model, price]) => [
-        model,
-        {
-          input: price.input_usd_per_mtok,
-          output: price.output_usd_per_mtok,
-          cacheRead: price.cache_read_usd_per_mtok,
-          cacheWrite: price.cache_write_usd_per_mtok,
-        },
-      ]),
-    ),
+function buildPricing(raw: RawConfig): Map<string, ModelPrice> {
+  return new Map(
+    [...raw.pricing].map(([model, price]) => [
+      model,
+      {
+        input: price.input_usd_per_mtok,
+        output: price.output_usd_per_mtok,
+        cacheRead: price.cache_read_usd_per_mtok,
+        cacheWrite: price.cache_write_usd_per_mtok,
+      },
+    ]),
   );
 }
 

@@ -1,4 +1,3 @@
-import type { PriceTable } from "../policy/pricing.ts";
 import type {
   BackendType,
   Capability,
@@ -32,8 +31,6 @@ export interface BackendSettings {
   /** Read from the environment variable named by api_key_env; never logged, never sent to clients. */
   apiKey: string | undefined;
   models: StaticModelConfig[];
-  /** Cloud backends: the gateway's price table (X-Gateway-Cost-Estimated, spend). Local backends: none, they cost 0. */
-  prices: PriceTable | undefined;
   /** The keys only this backend's type accepts (declared by its module), validated. */
   options: Readonly<Record<string, unknown>>;
 }
@@ -64,8 +61,8 @@ export interface GatewayConfig {
   backends: BackendSettings[];
   /** Undefined when no budget is configured (spend is still counted for /v1/stats, nothing is limited). */
   budget: BudgetSettings | undefined;
-  /** The default prices overlaid with `[pricing]` (USD per million tokens). */
-  prices: PriceTable;
+  /** `[pricing]`: prices that override or add to the built-in list (policy/pricing.ts), by model. */
+  pricing: ReadonlyMap<string, ModelPrice>;
   /** `[queue]`: waiting for capacity. */
   queue: QueueConfig;
   /** `[tracing]`: OpenTelemetry spans, off by default. */
@@ -83,3 +80,11 @@ export interface GatewayConfig {
 }
 
 export type { BackendType, Capability, StaticModelConfig, Zone };
+
+/** USD per million tokens. Cache prices default to the input price when a provider has none. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number | undefined;
+  cacheWrite?: number | undefined;
+}

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";
-import { ApiError } from "../http/errors.ts";
 import { sendError } from "../http/send.ts";
+import { ApiError } from "../request/errors.ts";
 import type { DashboardHub } from "./hub.ts";
 
 /** The page's files, shipped in the package's `dashboard/` folder (next to `dist/` and `src/`), read once. */

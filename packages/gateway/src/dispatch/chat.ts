@@ -1,6 +1,7 @@
 import type { BackendState } from "../fleet/backend-state.ts";
-import type { JsonBody } from "../http/context.ts";
-import type { RequestFacts } from "../http/request-facts.ts";
+import type { PriceTable } from "../policy/pricing.ts";
+import type { JsonBody } from "../request/body.ts";
+import type { RequestFacts } from "../request/facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
 import { ChatAttempt } from "./chat-attempt.ts";
@@ -21,6 +22,8 @@ export interface ChatRequest {
   stream: boolean;
   estimatedTokens: number;
   maxTokens: number | undefined;
+  /** Prices cloud answers for X-Gateway-Cost-Estimated. */
+  prices: PriceTable;
   route(): RouteDecision<BackendState>;
 }
 
@@ -40,7 +43,14 @@ export function chatJob(request: ChatRequest): DispatchJob {
     route: request.route,
     attempt(target, reason, res) {
       const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
-      const headers = routeHeaders(target, reason, request.requestId, request.estimatedTokens, request.maxTokens);
+      const headers = routeHeaders(
+        target,
+        reason,
+        request.requestId,
+        request.estimatedTokens,
+        request.maxTokens,
+        request.prices,
+      );
       const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
       const parsed = { body: request.body, model: target.model };
       attempt.call = target.backend.backend.chat(body, request.requestId, attempt, parsed);

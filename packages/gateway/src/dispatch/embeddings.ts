@@ -1,7 +1,8 @@
 import type { BackendState } from "../fleet/backend-state.ts";
-import type { JsonBody } from "../http/context.ts";
-import type { RequestFacts } from "../http/request-facts.ts";
-import type { EmbeddingText } from "../http/validate-embeddings.ts";
+import type { PriceTable } from "../policy/pricing.ts";
+import type { JsonBody } from "../request/body.ts";
+import type { EmbeddingText } from "../request/embeddings.ts";
+import type { RequestFacts } from "../request/facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
 import { EmbeddingsAttempt } from "./embeddings-attempt.ts";
@@ -21,6 +22,8 @@ export interface EmbeddingsRequest {
   input: EmbeddingText | EmbeddingText[];
   encodingFormat: "float" | "base64" | undefined;
   estimatedTokens: number;
+  /** Prices cloud answers for X-Gateway-Cost-Estimated. */
+  prices: PriceTable;
   route(): RouteDecision<BackendState>;
 }
 
@@ -38,7 +41,14 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
     route: request.route,
     attempt(target, reason, res) {
       const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
-      const headers = routeHeaders(target, reason, request.requestId, request.estimatedTokens, undefined);
+      const headers = routeHeaders(
+        target,
+        reason,
+        request.requestId,
+        request.estimatedTokens,
+        undefined,
+        request.prices,
+      );
       const call = {
         model: target.model,
         input: request.input,

@@ -1,5 +1,4 @@
-import type { ServerResponse } from "node:http";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../request/errors.ts";
 
 /** What the last failed attempt left us with. */
 export type AttemptFailure =
@@ -23,41 +22,18 @@ export function describeFailure(failure: AttemptFailure): string {
 }
 
 /**
- * Answers a request that every attempt failed: upstream 429s are relayed as they are (the client should back off);
+ * The answer to a request every attempt failed: upstream 429s are relayed as they are (the client should back off);
  * timeouts become 504; anything else 502, naming each attempt.
  */
-export function sendAttemptsFailed(res: ServerResponse, failures: readonly AttemptFailure[], requestId: string): void {
+export function attemptsFailedAnswer(
+  failures: readonly AttemptFailure[],
+): ApiError | { status: number; contentType: string; body: Buffer } {
   const last = failures[failures.length - 1];
   if (last?.kind === "status" && failures.every((f) => f.kind === "status" && f.statusCode === 429)) {
-    res.writeHead(429, {
-      "content-type": last.contentType,
-      "content-length": last.body.length,
-      "x-request-id": requestId,
-    });
-    res.end(last.body);
-    return;
+    return { status: 429, contentType: last.contentType, body: last.body };
   }
   const summary = failures.map(describeFailure).join("; ");
-  const error =
-    last?.kind === "unreachable" && last.timedOut
-      ? new ApiError(504, `Backend request timed out (${summary})`, "server_error", "backend_timeout")
-      : new ApiError(502, `Every backend attempt failed (${summary})`, "server_error", "backend_error");
-  sendApiError(res, error, requestId);
-}
-
-/** Writes an ApiError on a raw (hijacked) response. */
-export function sendApiError(
-  res: ServerResponse,
-  error: ApiError,
-  requestId: string,
-  headers: Record<string, string> = {},
-): void {
-  const payload = JSON.stringify(error.body());
-  res.writeHead(error.statusCode, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
-    "x-request-id": requestId,
-  });
-  res.end(payload);
+  return last?.kind === "unreachable" && last.timedOut
+    ? new ApiError(504, `Backend request timed out (${summary})`, "server_error", "backend_timeout")
+    : new ApiError(502, `Every backend attempt failed (${summary})`, "server_error", "backend_error");
 }

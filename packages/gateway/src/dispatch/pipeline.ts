@@ -2,15 +2,16 @@ import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { Registry } from "../fleet/registry.ts";
-import { ApiError } from "../http/errors.ts";
-import type { RequestFacts } from "../http/request-facts.ts";
-import { noAvailableBackend } from "../http/route-errors.ts";
+import { ApiError } from "../request/errors.ts";
+import type { RequestFacts } from "../request/facts.ts";
 import type { QualityTracker } from "../routing/quality.ts";
 import type { RouteDecision, RouteReason, Target } from "../routing/types.ts";
 import type { Endpoint, EventBus, Priority } from "../telemetry/events.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
-import { type AttemptFailure, describeFailure, sendApiError, sendAttemptsFailed } from "./failure.ts";
+import { type AttemptFailure, describeFailure } from "./failure.ts";
+import { type DispatchOutcome, DONE, refused } from "./outcome.ts";
 import { type QueueSettings, RequestQueue } from "./request-queue.ts";
+import { noAvailableBackend } from "./route-errors.ts";
 import type { ServiceTimes } from "./service-times.ts";
 import { SHUTTING_DOWN_MESSAGE, ShutdownSignal, shuttingDown } from "./shutdown.ts";
 import { streamErrorEvent } from "./sse-normaliser.ts";
@@ -27,6 +28,8 @@ interface AttemptScope {
 }
 
 type Decision = RouteDecision<BackendState>;
+/** An attempt that settled the request: answered, or refused before anything was written. */
+type Settled = Extract<DispatchOutcome, { kind: "done" | "refused" }>;
 export type Dispatchable = Extract<Decision, { outcome: "route" | "at_capacity" }>;
 
 /** One request as the pipeline runs it; the endpoint supplies how to route it and how to attempt it. */
@@ -63,15 +66,17 @@ export interface PipelineOptions {
 /** What a request holds while the pipeline runs it: the attempt in flight, its place in the queue. */
 interface InFlight {
   gone: boolean;
+  /** The shutdown grace period ended while it ran. */
+  cut: boolean;
   attempt: Attempt | undefined;
   leaveQueue: ((why: "client_gone" | "shutdown") => void) | undefined;
 }
 
 /**
  * The one dispatch pipeline for chat and embeddings: decide → (wait in the queue for a slot) → acquire a slot →
- * attempt → release → fail over. It owns backend concurrency (slots are acquired and released here only), the queue,
- * cancellation (client gone, shutdown cut) and the failure replies, and it emits one event per step; it keeps no
- * counters of its own.
+ * attempt → release → fail over. It owns backend concurrency (slots are acquired and released here only), the queue
+ * and cancellation (client gone, shutdown cut), and it emits one event per step; it keeps no counters of its own.
+ * An attempt writes the answer; when there is none to write, the pipeline says why (its outcome) and http/ answers.
  */
 export class DispatchPipeline {
   readonly queue: RequestQueue;
@@ -98,22 +103,30 @@ export class DispatchPipeline {
     });
   }
 
-  run(job: DispatchJob, decision: Dispatchable, res: ServerResponse): Promise<void> {
-    const flight: InFlight = { gone: false, attempt: undefined, leaveQueue: undefined };
+  run(job: DispatchJob, decision: Dispatchable, res: ServerResponse): Promise<DispatchOutcome> {
+    const flight: InFlight = { gone: false, cut: false, attempt: undefined, leaveQueue: undefined };
     // Past the shutdown grace period: a stream ends with an error event and [DONE], anything else gets a 503.
     const cut = () => {
       if (res.writableEnded || res.destroyed) return;
       this.#shutdown.countCut();
       flight.gone = true;
+      flight.cut = true;
       flight.attempt?.abort();
       flight.leaveQueue?.("shutdown");
       if (res.headersSent) res.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
-      else sendApiError(res, shuttingDown(), job.requestId);
     };
-    return this.#shutdown.guard(() => this.#run(job, decision, res, flight), cut);
+    return this.#shutdown.guard(async () => {
+      const outcome = await this.#run(job, decision, res, flight);
+      return flight.cut && !res.headersSent ? refused(shuttingDown()) : outcome;
+    }, cut);
   }
 
-  async #run(job: DispatchJob, decision: Dispatchable, res: ServerResponse, flight: InFlight): Promise<void> {
+  async #run(
+    job: DispatchJob,
+    decision: Dispatchable,
+    res: ServerResponse,
+    flight: InFlight,
+  ): Promise<DispatchOutcome> {
     res.once("close", () => {
       if (res.writableFinished) return;
       flight.gone = true;
@@ -125,9 +138,9 @@ export class DispatchPipeline {
     let held: Target<BackendState> | undefined;
     if (decision.outcome === "at_capacity") {
       const queuedAt = performance.now();
-      const admitted = await this.#waitForSlot(job, decision, res, flight);
+      const admitted = await this.#waitForSlot(job, decision, flight);
       if (job.facts) job.facts.queuedMs = performance.now() - queuedAt;
-      if (admitted === undefined) return;
+      if ("kind" in admitted) return admitted;
       ({ targets, reason, held } = admitted);
     } else {
       targets = decision.targets;
@@ -139,7 +152,7 @@ export class DispatchPipeline {
       if (flight.gone) {
         // The client left between leaving the queue with a slot and its first attempt: the slot goes back.
         if (held !== undefined) this.#giveBack(held);
-        return;
+        return DONE;
       }
       const target = targets[index]!;
       // A failover target may have filled up (or lost its half-open trial) since routing: it is skipped.
@@ -147,18 +160,15 @@ export class DispatchPipeline {
       held = undefined;
       const result = await this.#attempt(job, target, made, made > 0 ? "failover" : reason, res, flight);
       made++;
-      if (result === "stop") return;
+      if (result.kind === "done" || result.kind === "refused") return result;
       failures.push(result);
     }
-    if (flight.gone || res.headersSent) return;
-    if (failures.length > 0) sendAttemptsFailed(res, failures, job.requestId);
-    else {
-      // Every target filled up between routing and the attempt: as if routing had found them full.
-      const fresh = job.route();
-      const unavailable = fresh.outcome === "unavailable" || fresh.outcome === "at_capacity" ? fresh : undefined;
-      if (unavailable === undefined) sendAttemptsFailed(res, failures, job.requestId);
-      else this.#sendUnavailable(job, unavailable, res);
-    }
+    if (flight.gone || res.headersSent) return DONE;
+    if (failures.length > 0) return { kind: "failed", failures };
+    // Every target filled up between routing and the attempt: as if routing had found them full.
+    const fresh = job.route();
+    const unavailable = fresh.outcome === "unavailable" || fresh.outcome === "at_capacity" ? fresh : undefined;
+    return unavailable === undefined ? { kind: "failed", failures } : this.#unavailable(job, unavailable);
   }
 
   /** Takes a slot on the target's backend (and its half-open trial, if the quality circuit is half-open). */
@@ -184,7 +194,7 @@ export class DispatchPipeline {
     reason: RouteReason,
     res: ServerResponse,
     flight: InFlight,
-  ): Promise<"stop" | AttemptFailure> {
+  ): Promise<Settled | AttemptFailure> {
     const { events, registry, logger } = this.#options;
     const state = target.backend;
     const scope: AttemptScope = {
@@ -215,8 +225,7 @@ export class DispatchPipeline {
     } catch (error) {
       this.#giveBack(target);
       if (!(error instanceof ApiError)) throw error;
-      if (!res.headersSent) sendApiError(res, error, job.requestId);
-      return "stop";
+      return res.headersSent ? DONE : refused(error);
     } finally {
       flight.attempt = undefined;
     }
@@ -235,10 +244,10 @@ export class DispatchPipeline {
     } finally {
       state.slots.release();
     }
-    if (result.kind === "gone") return "stop";
+    if (result.kind === "gone") return DONE;
     if (result.kind === "answered") {
       if (result.brokenStream) registry.failed(state, result.brokenStream);
-      return "stop";
+      return DONE;
     }
     if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
     logger.warn(
@@ -284,20 +293,16 @@ export class DispatchPipeline {
 
   /**
    * Every capable backend is at capacity: wait in the queue (if enabled and not full) until one of them frees a slot.
-   * Resolves with the routing to use and the slot already taken, or undefined when the request was answered (503) or
-   * its client left.
+   * Resolves with the routing to use and the slot already taken, or the outcome when it may not wait (503) or its
+   * client left.
    */
   #waitForSlot(
     job: DispatchJob,
     decision: Extract<Decision, { outcome: "at_capacity" }>,
-    res: ServerResponse,
     flight: InFlight,
-  ): Promise<{ targets: Target<BackendState>[]; reason: RouteReason; held: Target<BackendState> } | undefined> {
+  ): Promise<{ targets: Target<BackendState>[]; reason: RouteReason; held: Target<BackendState> } | DispatchOutcome> {
     const blocked = [...new Set(decision.blocked.map((target) => target.backend))];
-    if (!this.queue.enabled) {
-      this.#sendUnavailable(job, decision, res);
-      return Promise.resolve(undefined);
-    }
+    if (!this.queue.enabled) return Promise.resolve(this.#unavailable(job, decision));
     return new Promise((resolve) => {
       const entry = this.queue.enter(job, blocked, {
         offer: () => {
@@ -320,8 +325,7 @@ export class DispatchPipeline {
             message: `Every backend that can serve model '${job.requestedModel}' stayed at capacity for the ${waited} s a request may wait in the queue (queue.max_wait_seconds); retry later`,
             retryAfterSeconds: eta ?? waited,
           });
-          if (!res.headersSent && !res.destroyed) sendApiError(res, error, job.requestId, headers);
-          resolve(undefined);
+          resolve(refused(error, headers));
         },
       });
       if (entry === undefined) {
@@ -331,28 +335,26 @@ export class DispatchPipeline {
           message: `Every backend that can serve model '${job.requestedModel}' is at capacity and the queue is full (queue.max_size ${this.queue.maxSize}); retry later`,
           ...(eta === null ? {} : { retryAfterSeconds: eta }),
         });
-        sendApiError(res, error, job.requestId, headers);
-        resolve(undefined);
+        resolve(refused(error, headers));
         return;
       }
       flight.leaveQueue = (why) => {
         flight.leaveQueue = undefined;
-        if (this.queue.leave(entry, why)) resolve(undefined);
+        if (this.queue.leave(entry, why)) resolve(DONE);
       };
     });
   }
 
-  #sendUnavailable(
+  #unavailable(
     job: DispatchJob,
     decision: Extract<Decision, { outcome: "unavailable" | "at_capacity" }>,
-    res: ServerResponse,
-  ): void {
+  ): DispatchOutcome {
     const blocked = decision.outcome === "at_capacity" ? decision.blocked.map((target) => target.backend) : [];
     const eta = blocked.length > 0 ? this.#options.serviceTimes.etaSeconds(blocked, 0) : null;
     const { error, headers } = noAvailableBackend(job.requestedModel, decision, job.what, {
       etaSeconds: eta,
       ...(eta === null ? {} : { retryAfterSeconds: eta }),
     });
-    sendApiError(res, error, job.requestId, headers);
+    return refused(error, headers);
   }
 }

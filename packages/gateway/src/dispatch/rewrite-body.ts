@@ -1,5 +1,5 @@
-import type { JsonBody } from "../http/context.ts";
-import { ApiError } from "../http/errors.ts";
+import type { JsonBody } from "../request/body.ts";
+import { ApiError } from "../request/errors.ts";
 
 /**
  * The request body to send for `model`: the client's bytes when the model is unchanged, otherwise the body with only

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { BackendState } from "../fleet/backend-state.ts";
+import type { PriceTable } from "../policy/pricing.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 
 const HEADER_NAMES = new WeakMap<BackendState, string>();
@@ -21,6 +22,7 @@ export function routeHeaders(
   requestId: string,
   estimatedTokens: number,
   maxTokens: number | undefined,
+  prices: PriceTable,
 ): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     "x-gateway-backend": backendHeader(target.backend),
@@ -30,8 +32,11 @@ export function routeHeaders(
     "x-request-id": requestId,
   };
   if (target.fallback) headers["x-gateway-fallback-model"] = asciiHeader(target.model);
-  const cost = target.backend.settings.prices?.estimate(target.model, estimatedTokens, maxTokens); // cloud only
-  if (cost !== undefined) headers["x-gateway-cost-estimated"] = cost.toFixed(6);
+  // Local backends are never priced: they cost 0.
+  if (target.backend.settings.kind === "cloud") {
+    const cost = prices.estimate(target.model, estimatedTokens, maxTokens);
+    if (cost !== undefined) headers["x-gateway-cost-estimated"] = cost.toFixed(6);
+  }
   return headers;
 }
 

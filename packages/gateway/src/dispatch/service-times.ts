@@ -47,6 +47,7 @@ export class ServiceTimes {
     }
     if (observed === 0 || capacity === 0) return null;
     const seconds = ((total / observed) * (Math.floor(ahead / capacity) + 1)) / 1000;
-    return Math.round(seconds * 1000) / 1000;
+    // Rounded up to the millisecond: an estimate from sub-millisecond answers is small, never "no wait".
+    return Math.max(0.001, Math.ceil(seconds * 1000) / 1000);
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../request/errors.ts";
 
 /**
  * The end of the shutdown grace period, as seen by the dispatchers: when `cutNow()` is called, every request still in

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ApiError, invalidRequest } from "./errors.ts";
+import { ApiError, invalidRequest } from "../request/errors.ts";
 import { sendError } from "./send.ts";
 
 /** Errors fastify raises before a route runs (a path it cannot decode), in the envelope. */
@@ -84,4 +84,34 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 /** CONNECT is not something a gateway tunnels. */
 export function answerConnect(socket: Duplex): void {
   answerOnSocket(socket, new ApiError(405, "CONNECT is not supported", "invalid_request_error", "method_not_allowed"));
+}
+
+/** Fastify's own errors (body limit, media type, bad JSON) in the envelope. */
+export function fromFrameworkError(error: { statusCode?: number; code?: string; message: string }): ApiError {
+  switch (error.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new ApiError(
+        413,
+        "Request body is larger than the limit (server.body_limit_bytes)",
+        "invalid_request_error",
+        "request_too_large",
+      );
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new ApiError(
+        error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" ? 415 : 400,
+        error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+          ? "Unsupported content type; send the body as application/json"
+          : "Content-Length does not match the body",
+        "invalid_request_error",
+        error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" ? "unsupported_media_type" : "invalid_content_length",
+      );
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return invalidRequest("Request body is empty; send a JSON object", null, "invalid_json");
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new ApiError(status, error.message, "invalid_request_error", "invalid_request");
+  }
+  return new ApiError(500, "Internal error", "server_error", "internal_error");
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
+import type { JsonBody } from "../request/body.ts";
+import { type ApiError, bodyTooLarge, invalidRequest } from "../request/errors.ts";
 import { BodyBuffer } from "./body-buffer.ts";
-import type { JsonBody } from "./context.ts";
-import { type ApiError, bodyTooLarge, invalidRequest } from "./errors.ts";
 import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
 import { putBackLongTexts } from "./long-texts.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";

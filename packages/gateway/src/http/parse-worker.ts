@@ -1,12 +1,7 @@
 import { Worker } from "node:worker_threads";
+import { LONG_TEXT_CHARS, LONG_TEXT_SAMPLE_CHARS } from "../request/long-text.ts";
 import { bytesForWorker, SerialWorker } from "../threads/serial-worker.ts";
-import {
-  LONG_TEXT_CHARS,
-  LONG_TEXT_SAMPLE_CHARS,
-  type LongTextMark,
-  takeOutLongTexts,
-  topLevelMemberRange,
-} from "./long-texts.ts";
+import { type LongTextMark, takeOutLongTexts, topLevelMemberRange } from "./long-texts.ts";
 
 /**
  * JSON.parse on a worker thread, for large bodies with few values (long texts, base64 images, strings full of

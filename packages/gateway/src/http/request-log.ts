@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { factsOf, knownFacts } from "../request/facts.ts";
 import type { Endpoint, EventBus, RequestCompleted } from "../telemetry/events.ts";
-import { completedEvent, factsOf, knownFacts } from "./request-facts.ts";
+import { completedEvent } from "./completed-event.ts";
 
 /** The model endpoints, by route: every request to them completes as an event, bodies refused before parsing too. */
 const MODEL_ROUTES = new Map<string, Endpoint>([

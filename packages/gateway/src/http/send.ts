@@ -1,8 +1,13 @@
+// Every answer the gateway itself writes goes out through here: the error envelope built once, for a Fastify reply
+// or a raw (hijacked) response alike, and the dispatch pipeline's outcomes turned into answers.
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { Logger } from "pino";
-import { sendApiError } from "../dispatch/failure.ts";
-import { ApiError } from "./errors.ts";
+import { attemptsFailedAnswer } from "../dispatch/failure.ts";
+import type { DispatchOutcome } from "../dispatch/outcome.ts";
+import { ApiError } from "../request/errors.ts";
+
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Sends an ApiError in the envelope, with the request id. */
 export function sendError(reply: FastifyReply, error: ApiError, headers: Record<string, string> = {}): void {
@@ -10,35 +15,63 @@ export function sendError(reply: FastifyReply, error: ApiError, headers: Record<
     .code(error.statusCode)
     .header("x-request-id", String(reply.request.id))
     .headers(headers)
-    .type("application/json; charset=utf-8")
+    .type(JSON_TYPE)
     .send(JSON.stringify(error.body()));
+}
+
+/** Writes an ApiError on a raw (hijacked) response. */
+export function sendRawError(
+  res: ServerResponse,
+  error: ApiError,
+  requestId: string,
+  headers: Record<string, string> = {},
+): void {
+  const payload = JSON.stringify(error.body());
+  res.writeHead(error.statusCode, {
+    ...headers,
+    "content-type": JSON_TYPE,
+    "content-length": Buffer.byteLength(payload),
+    "x-request-id": requestId,
+  });
+  res.end(payload);
 }
 
 /** Sends a JSON body with the request id. */
 export function sendJson(reply: FastifyReply, body: unknown, status = 200): void {
-  reply
-    .code(status)
-    .header("x-request-id", String(reply.request.id))
-    .type("application/json; charset=utf-8")
-    .send(JSON.stringify(body));
+  reply.code(status).header("x-request-id", String(reply.request.id)).type(JSON_TYPE).send(JSON.stringify(body));
+}
+
+/** Answers what the pipeline did not: a refusal in the envelope, failed attempts as a 502/504 (or the 429 relayed). */
+function answerOutcome(outcome: DispatchOutcome, res: ServerResponse, requestId: string): void {
+  if (outcome.kind === "done" || res.headersSent || res.destroyed) return;
+  if (outcome.kind === "refused") return sendRawError(res, outcome.error, requestId, outcome.headers);
+  const answer = attemptsFailedAnswer(outcome.failures);
+  if (answer instanceof ApiError) return sendRawError(res, answer, requestId);
+  res.writeHead(answer.status, {
+    "content-type": answer.contentType,
+    "content-length": answer.body.length,
+    "x-request-id": requestId,
+  });
+  res.end(answer.body);
 }
 
 /**
- * Waits for a dispatch that owns a hijacked response. Should it fail unexpectedly, the client still gets an answer
- * (500 in the envelope, or the connection closed if the response had begun): no request is left hanging.
+ * Waits for a dispatch that owns a hijacked response and answers its outcome. Should it fail unexpectedly, the client
+ * still gets an answer (500 in the envelope, or the connection closed if the response had begun): no request is left
+ * hanging.
  */
-export async function settleHijacked(
-  run: Promise<void>,
+export async function answerDispatch(
+  run: Promise<DispatchOutcome>,
   res: ServerResponse,
   requestId: string,
   logger: Logger,
 ): Promise<void> {
   try {
-    await run;
+    answerOutcome(await run, res, requestId);
   } catch (error) {
     logger.error({ err: error, requestId }, "dispatch failed");
     if (!res.headersSent)
-      sendApiError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId);
+      sendRawError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId);
     else res.destroy();
   }
 }

@@ -1,6 +1,6 @@
-import type { ApiError } from "./errors.ts";
-import { invalidRequest } from "./errors.ts";
-import { isText, LongText } from "./long-texts.ts";
+import type { ApiError } from "../request/errors.ts";
+import { invalidRequest } from "../request/errors.ts";
+import { isText, LongText } from "../request/long-text.ts";
 
 /** OpenAI accepts 4 stop sequences; backends match every one against every token, so a long list costs them. */
 export const MAX_STOP_SEQUENCES = 16;

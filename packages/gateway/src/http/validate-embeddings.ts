@@ -1,16 +1,8 @@
-import { type ApiError, invalidRequest } from "./errors.ts";
-import { isText, type LongText } from "./long-texts.ts";
+import type { EmbeddingsInput } from "../request/embeddings.ts";
+import { type ApiError, invalidRequest } from "../request/errors.ts";
+import { isText } from "../request/long-text.ts";
 
 export const MAX_EMBEDDING_INPUTS = 2048;
-
-/** An input text; a LongText when it stayed in the parse worker (its bytes are forwarded from the client's body). */
-export type EmbeddingText = string | LongText;
-
-export interface EmbeddingsInput {
-  model: string;
-  input: EmbeddingText | EmbeddingText[];
-  encodingFormat: "float" | "base64" | undefined;
-}
 
 /** Validates an embeddings request: model, input (string or 1..2048 strings, none empty), encoding_format. */
 export function validateEmbeddings(body: unknown): ApiError | EmbeddingsInput {

@@ -1,12 +1,7 @@
 import type { TokenUsage } from "../backends/usage.ts";
+import type { ModelPrice } from "../config/types.ts";
 
-/** USD per million tokens. Cache prices default to the input price when a provider has none. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cacheRead?: number | undefined;
-  cacheWrite?: number | undefined;
-}
+export type { ModelPrice };
 
 /**
  * List prices (USD per million tokens) of cloud models as their providers published them in 2025, matched by exact

@@ -1,4 +1,4 @@
-import { LongText } from "../http/long-texts.ts";
+import { LongText } from "../request/long-text.ts";
 import { startModuleWorker } from "../threads/module-worker.ts";
 import { SerialWorker } from "../threads/serial-worker.ts";
 

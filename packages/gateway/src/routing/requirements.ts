@@ -1,5 +1,5 @@
-import { isText } from "../http/long-texts.ts";
-import type { EmbeddingText } from "../http/validate-embeddings.ts";
+import type { EmbeddingText } from "../request/embeddings.ts";
+import { isText } from "../request/long-text.ts";
 import type { Requirements } from "./types.ts";
 
 const IMAGE_PART_TYPES = new Set(["image_url", "input_image", "image"]);

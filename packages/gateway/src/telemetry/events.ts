@@ -6,8 +6,9 @@
  * and reported once per listener (a listener that throws on every request must not flood the log).
  */
 
-export type Endpoint = "chat" | "embeddings";
-export type Priority = "high" | "normal";
+import type { Endpoint, Priority } from "../request/facts.ts";
+
+export type { Endpoint, Priority };
 
 /** Why an attempt failed before the client got an answer, or broke off after it began. */
 export type AttemptErrorKind = "unreachable" | "timeout" | "http_status" | "broken_stream";

@@ -18,7 +18,6 @@ const settings: BackendSettings = {
   maxConcurrent: undefined,
   apiKey: undefined,
   models: [],
-  prices: undefined,
   options: {},
 };
 const backend = { settings } as unknown as Backend;

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer";
-import { LongText } from "../../src/http/long-texts.ts";
 import { countInPieces, RUN_PIECE } from "../../src/policy/token-count.ts";
 import { countPromptTokens, countTextTokens, MAX_TOKENISED_CHARS } from "../../src/policy/tokens.ts";
+import { LongText } from "../../src/request/long-text.ts";
 
 /** The tokenizer's own count, and how many times it was asked. */
 function countingTokenizer() {

@@ -1,15 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { chatJob } from "../../dispatch/chat.ts";
+import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
+import type { JsonBody } from "../../request/body.ts";
+import { invalidRequest } from "../../request/errors.ts";
+import { factsOf } from "../../request/facts.ts";
 import { chatRequirements } from "../../routing/requirements.ts";
 import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
-import type { GatewayContext, JsonBody } from "../context.ts";
-import { invalidRequest } from "../errors.ts";
-import { factsOf } from "../request-facts.ts";
+import type { GatewayContext } from "../context.ts";
 import { routeControls } from "../route-controls.ts";
-import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
-import { sendError, settleHijacked } from "../send.ts";
+import { answerDispatch, sendError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateChat } from "../validate-chat.ts";
 
@@ -61,11 +62,12 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       stream,
       estimatedTokens,
       maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
+      prices: context.prices,
       route,
     });
     const dispatch = pipeline.run(job, decision, reply.raw);
     factsOf(request.raw).dispatch = dispatch;
-    await settleHijacked(dispatch, reply.raw, requestId, context.logger);
+    await answerDispatch(dispatch, reply.raw, requestId, context.logger);
   });
 }
 

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { embeddingsJob } from "../../dispatch/embeddings.ts";
+import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
+import type { JsonBody } from "../../request/body.ts";
+import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { factsOf } from "../../request/facts.ts";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
-import type { GatewayContext, JsonBody } from "../context.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
-import { factsOf } from "../request-facts.ts";
+import type { GatewayContext } from "../context.ts";
 import { routeControls } from "../route-controls.ts";
-import { modelNotFound, noAvailableBackend } from "../route-errors.ts";
-import { sendError, settleHijacked } from "../send.ts";
+import { answerDispatch, sendError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
 
@@ -55,10 +56,11 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
       input: input.input,
       encodingFormat: input.encodingFormat,
       estimatedTokens: requirements.estimatedTokens,
+      prices: context.prices,
       route,
     });
     const dispatch = pipeline.run(job, decision, reply.raw);
     factsOf(request.raw).dispatch = dispatch;
-    await settleHijacked(dispatch, reply.raw, requestId, context.logger);
+    await answerDispatch(dispatch, reply.raw, requestId, context.logger);
   });
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
+import { modelNotFound } from "../../dispatch/route-errors.ts";
+import { invalidRequest } from "../../request/errors.ts";
 import { statsBody } from "../../telemetry/stats.ts";
 import type { GatewayContext } from "../context.ts";
-import { invalidRequest } from "../errors.ts";
-import { modelNotFound } from "../route-errors.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** GET /v1/models, /health, /v1/stats, /v1/history and /metrics. */

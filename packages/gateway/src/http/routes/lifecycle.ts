@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { type LifecycleRefusal, refused } from "../../lifecycle/manager.ts";
+import type { JsonBody } from "../../request/body.ts";
+import { ApiError, invalidRequest } from "../../request/errors.ts";
 import type { OperationView } from "../../telemetry/events.ts";
-import type { GatewayContext, JsonBody } from "../context.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import type { GatewayContext } from "../context.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** The operation as the API shows it (snake_case, like every other body). */

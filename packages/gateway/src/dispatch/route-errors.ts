@@ -1,6 +1,6 @@
-import { asciiHeader } from "../dispatch/route-headers.ts";
+import { ApiError } from "../request/errors.ts";
 import type { Unavailability } from "../routing/types.ts";
-import { ApiError } from "./errors.ts";
+import { asciiHeader } from "./route-headers.ts";
 
 const MAX_LISTED = 50;
 

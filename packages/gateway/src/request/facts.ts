@@ -1,0 +1,48 @@
+import type { IncomingMessage } from "node:http";
+
+/** The two APIs the pipeline serves. */
+export type Endpoint = "chat" | "embeddings";
+/** A request's place in the queue (X-Nexus-Priority). */
+export type Priority = "high" | "normal";
+
+/**
+ * What the routes and the dispatch pipeline learn about a chat or embeddings request while it runs: the one record
+ * its `request_completed` event (and through it the access log, history, stats and metrics) is built from.
+ */
+export interface RequestFacts {
+  endpoint?: Endpoint;
+  requestId?: string;
+  /** The model as the client asked for it. */
+  model?: string;
+  stream?: boolean;
+  priority?: Priority;
+  /** The backend tried last (the one that answered, when one did), and the model sent to it. */
+  backend?: string;
+  backendModel?: string;
+  routeReason?: string;
+  attempts?: number;
+  queuedMs?: number;
+  ttftMs?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  /** The last attempt answered but its stream broke off. */
+  brokenStream?: boolean;
+  /** The dispatch pipeline's run: the response may close before it has recorded the last attempt's facts. */
+  dispatch?: Promise<unknown>;
+}
+
+const FACTS = new WeakMap<IncomingMessage, RequestFacts>();
+
+/** The facts object of a request, created on first use; routes and dispatchers fill it in. */
+export function factsOf(request: IncomingMessage): RequestFacts {
+  let facts = FACTS.get(request);
+  if (!facts) {
+    facts = {};
+    FACTS.set(request, facts);
+  }
+  return facts;
+}
+
+export function knownFacts(request: IncomingMessage): RequestFacts | undefined {
+  return FACTS.get(request);
+}
