@@ -56,8 +56,8 @@ export interface TalkSimulator {
   history(room: string): TalkMessage[];
   /** Appends this as a message as is (a field of the wrong type, a null...): a fault. */
   injectMessage(room: string, raw: Record<string, unknown>): void;
-  /** The next `count` requests (matching `path`) are answered 429, with Retry-After when given. */
-  rateLimit(count: number, options?: { retryAfter?: number; path?: RegExp }): void;
+  /** The next `count` requests (matching `method` and `path`) are answered 429, with Retry-After when given. */
+  rateLimit(count: number, options?: { retryAfter?: number; method?: string; path?: RegExp }): void;
   /** Long polls waiting now. */
   waitingPolls(): number;
   /** While unreachable, every request is cut (an outage). */
@@ -99,7 +99,7 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
   const requests: string[] = [];
   const unhandled: string[] = [];
   const bots = new Set<string>();
-  const limits: { remaining: number; retryAfter: number | undefined; path: RegExp | undefined }[] = [];
+  const limits: { remaining: number; retryAfter?: number; method?: string; path?: RegExp }[] = [];
   const waiters = new Map<Room, Set<() => void>>();
   let reachable = true;
 
@@ -148,7 +148,9 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
     }
     if (req.headers["ocs-apirequest"] !== "true") return { status: 412, data: [], message: "CSRF check failed" };
     const limit = limits[0];
-    if (limit !== undefined && (limit.path === undefined || limit.path.test(path))) {
+    const limited =
+      limit !== undefined && (limit.method ?? req.method) === req.method && (limit.path?.test(path) ?? true);
+    if (limit !== undefined && limited) {
       if (--limit.remaining <= 0) limits.shift();
       const headers: Record<string, string> =
         limit.retryAfter === undefined ? {} : { "Retry-After": String(limit.retryAfter) };
@@ -292,7 +294,7 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
       world.append(room, { actorType: "users", actorId: "", raw });
     },
     rateLimit(count, limitOptions = {}) {
-      if (count > 0) limits.push({ remaining: count, retryAfter: limitOptions.retryAfter, path: limitOptions.path });
+      if (count > 0) limits.push({ remaining: count, ...limitOptions });
     },
     waitingPolls: () => [...waiters.values()].reduce((sum, set) => sum + set.size, 0),
     setReachable(value) {

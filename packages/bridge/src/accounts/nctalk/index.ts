@@ -1,0 +1,17 @@
+// The `nctalk` protocol: a Nextcloud user (best one made for the bridge) in Talk conversations, through Talk's OCS
+// chat API with long polling.
+import { defineProtocol } from "../../config/descriptor.ts";
+import { httpUrlProblem } from "../http-url.ts";
+import { NCTALK_KEYS } from "./keys.ts";
+import { NctalkConnection, serverUrl } from "./nctalk-connection.ts";
+
+export const nctalkProtocol = defineProtocol({
+  name: "nctalk",
+  keys: NCTALK_KEYS,
+  unsupportedKeys: ["Debug"],
+  validate(settings) {
+    const problem = httpUrlProblem("Server", serverUrl(settings.Server), "https://cloud.example.org");
+    return problem === undefined ? [] : [problem];
+  },
+  create: (account, context) => new NctalkConnection(account, context),
+});
