@@ -30,15 +30,23 @@ export {
 export { connectMumbleUser, type MumbleText, type MumbleUser, type MumbleUserOptions } from "./mumble-user.ts";
 export { type MurmurOptions, type MurmurServer, murmurConfig, startMurmur } from "./murmur.ts";
 export {
+  startTalkSimulator,
   type TalkBotAction,
   type TalkHuman,
   type TalkMessage,
   type TalkRichObject,
   type TalkSimulator,
-  startTalkSimulator,
 } from "./nctalk.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
 export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
+export {
+  type RocketChatBotAction,
+  type RocketChatHuman,
+  type RocketChatMessage,
+  type RocketChatSimulator,
+  type RocketChatUser,
+  startRocketChatSimulator,
+} from "./rocketchat.ts";
 export {
   type SlackApp,
   type SlackBotAction,
