@@ -71,6 +71,14 @@ export {
   type VisibleMessage,
 } from "./telegram.ts";
 export {
+  parseIrcLine,
+  startTwitchIrc,
+  type TwitchChatter,
+  type TwitchIrc,
+  type TwitchIrcOptions,
+  type TwitchSent,
+} from "./twitch-irc.ts";
+export {
   connectXmppUser,
   type JoinRoomOptions,
   type RoomMessage,
