@@ -38,7 +38,7 @@ describe("Nextcloud Talk simulator, as Talk's Chat API documents it", () => {
     const ok = await client(talk, "bridgebot", "app-pw")("GET", "/ocs/v2.php/cloud/user");
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.ocs?.meta, { status: "ok", statuscode: 200, message: "OK" });
-    assert.equal((ok.ocs?.data as { id: string }).id, "bridgebot");
+    assert.equal((ok.ocs?.data as { id: string } | undefined)?.id, "bridgebot");
     const refused = await client(talk, "bridgebot", "wrong")("GET", "/ocs/v2.php/cloud/user");
     assert.equal(refused.status, 401);
     assert.equal(refused.ocs?.meta.statuscode, 401);
@@ -85,7 +85,8 @@ describe("Nextcloud Talk simulator, as Talk's Chat API documents it", () => {
     const bot = talk.createBot("bridgebot", "app-pw");
     const room = talk.createRoom("General", [bot]);
     const call = client(talk, "bridgebot", "app-pw");
-    const id = (((await call("POST", `${CHAT}/${room}`, { message: "typo" })).ocs?.data as { id: number }) ?? {}).id;
+    const posted = await call("POST", `${CHAT}/${room}`, { message: "typo" });
+    const id = (posted.ocs?.data as { id: number } | undefined)?.id;
     const edited = await call("PUT", `${CHAT}/${room}/${id}`, { message: "fixed" });
     assert.equal(edited.status, 200);
     const notice = edited.ocs?.data as { systemMessage: string; parent: { id: number; message: string } };
