@@ -56,7 +56,7 @@ describe("Nextcloud Talk simulator, as Talk's Chat API documents it", () => {
     ana.say(room, "two");
     const history = await call("GET", `${CHAT}/${room}?lookIntoFuture=0&limit=1`);
     assert.equal(history.status, 200);
-    const newest = (history.ocs?.data as { id: number; message: string }[])[0];
+    const newest = (history.ocs?.data as { id: number; message: string }[] | undefined)?.[0];
     assert.equal(newest?.message, "two");
     assert.equal(history.headers.get("X-Chat-Last-Given"), String(newest?.id));
 
@@ -71,7 +71,7 @@ describe("Nextcloud Talk simulator, as Talk's Chat API documents it", () => {
     const polled = await waiting;
     assert.equal(polled.status, 200);
     assert.deepEqual(
-      (polled.ocs?.data as { message: string }[]).map((m) => m.message),
+      (polled.ocs?.data as { message: string }[] | undefined)?.map((m) => m.message),
       ["three"],
     );
     assert.equal(polled.headers.get("X-Chat-Last-Given"), String(created.id));
