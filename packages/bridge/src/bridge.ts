@@ -73,6 +73,7 @@ export class Bridge {
           tuning: options.tuning,
           observer,
           state,
+          configPath: config.path,
         }),
       );
     }

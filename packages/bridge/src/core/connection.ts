@@ -34,6 +34,8 @@ export interface ConnectionContext {
   readonly debug: boolean;
   /** Every gateway entry of this account. */
   readonly memberships: readonly Membership[];
+  /** The config file's path ("" when there is none): files an account keeps by default go beside it. */
+  readonly configPath: string;
   /**
    * Hands a message received from the platform to the core for routing. `message.channel` is the source channel.
    * A message whose `gateway` field is set is routed in that gateway only (the api account: the client names it);

@@ -37,6 +37,8 @@ export interface SupervisedAccountOptions {
   observer?: RelayObserver;
   /** Where an api account's unread buffer is kept across restarts (none by default). */
   state?: StateStore;
+  /** The config file's path, for files an account keeps beside it (msteams' session file). */
+  configPath?: string;
 }
 
 /** Each channel once, with the options of the first entry naming it (an IRC channel key, for instance). */
@@ -91,6 +93,7 @@ export class SupervisedAccount implements Account {
       logger: this.#logger,
       debug: options.debug,
       memberships: options.memberships,
+      configPath: options.configPath ?? "",
       receive: (message: Message) => sink.receive(this, message),
       disconnected: (reason) => this.supervisor.reportDisconnected(reason),
       failed: (reason) => this.supervisor.reportFailed(reason),
