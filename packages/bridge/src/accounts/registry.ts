@@ -8,6 +8,7 @@ import { matrixProtocol } from "./matrix/index.ts";
 import { mattermostProtocol } from "./mattermost/index.ts";
 import { mumbleProtocol } from "./mumble/index.ts";
 import { nctalkProtocol } from "./nctalk/index.ts";
+import { rocketchatProtocol } from "./rocketchat/index.ts";
 import { slackProtocol } from "./slack/index.ts";
 import { telegramProtocol } from "./telegram/index.ts";
 import { xmppProtocol } from "./xmpp/index.ts";
@@ -21,6 +22,7 @@ export const PROTOCOLS = new ProtocolRegistry([
   mattermostProtocol,
   mumbleProtocol,
   nctalkProtocol,
+  rocketchatProtocol,
   slackProtocol,
   telegramProtocol,
   xmppProtocol,

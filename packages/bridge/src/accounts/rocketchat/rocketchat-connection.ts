@@ -1,0 +1,311 @@
+// The rocketchat account's connection. connect() logs in over REST (Login/Password → a token) and opens the DDP
+// realtime socket, logging in there with that token; join() finds each room by name (joining a public channel) and
+// subscribes to its messages and deletions. After a reconnect each room reads back what changed since the newest
+// change seen (chat.syncMessages: new, edited and deleted messages) before its live events, so nothing said while
+// away is lost and nothing is relayed twice.
+import type { Logger } from "pino";
+import type { AccountConfig } from "../../config/types.ts";
+import type { Delivery } from "../../core/account.ts";
+import {
+  AccountFailure,
+  type Connection,
+  type ConnectionContext,
+  type JoinRequest,
+  PermanentSendError,
+} from "../../core/connection.ts";
+import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { objectOf, stringOf } from "../json-fields.ts";
+import { MalformedEvents } from "../malformed-events.ts";
+import { OwnPosts } from "../own-posts.ts";
+import { type Json, RocketChatApi } from "./api.ts";
+import { DdpClient } from "./ddp.ts";
+import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
+import { interpret } from "./inbound.ts";
+import type { ROCKETCHAT_KEYS } from "./keys.ts";
+import { type RcMessage, readChange, readMessage } from "./message-shape.ts";
+import { outboundText, postedAs } from "./outbound.ts";
+
+type Settings = AccountConfig<typeof ROCKETCHAT_KEYS>["settings"];
+
+/** Message versions remembered, so one seen live and read back is relayed once. */
+const SEEN_KEPT = 2000;
+
+/** The server's base URL from Server: a URL, or Matterbridge-style "host[:port]" with NoTLS. */
+export function serverUrl(server: string, noTls: boolean): string {
+  const trimmed = server.trim().replace(/\/+$/, "");
+  return /^https?:\/\//i.test(trimmed) ? trimmed : `${noTls ? "http" : "https"}://${trimmed}`;
+}
+
+export class RocketChatConnection implements Connection {
+  readonly #settings: Settings;
+  readonly #context: ConnectionContext;
+  readonly #logger: Logger;
+  readonly #baseUrl: string;
+  #api: RocketChatApi | undefined;
+  #ddp: DdpClient | undefined;
+  #userId = "";
+  /** Configured channel -> room id, and back. */
+  readonly #ids = new Map<string, string>();
+  readonly #names = new Map<string, string>();
+  /** Per room id: the newest change handled (ms), where reading back starts. */
+  readonly #lastSeen = new Map<string, number>();
+  /** Rooms reading back: their live changes wait here, to come after what is read back. */
+  readonly #held = new Map<string, RcMessage[]>();
+  readonly #seen = new Set<string>();
+  readonly #knownIds = new Set<string>();
+  #inbound: Promise<void> = Promise.resolve();
+  readonly #malformed: MalformedEvents;
+  readonly #own = new OwnPosts();
+
+  constructor(config: AccountConfig<typeof ROCKETCHAT_KEYS>, context: ConnectionContext) {
+    this.#settings = config.settings;
+    this.#context = context;
+    this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(context.logger);
+    this.#baseUrl = serverUrl(config.settings.Server, config.settings.NoTLS);
+  }
+
+  async connect(): Promise<void> {
+    const settings = this.#settings;
+    const api = new RocketChatApi(this.#baseUrl, settings.SkipTLSVerify);
+    let username: string;
+    try {
+      const login = await api.login(settings.Login.trim(), settings.Password);
+      this.#userId = login.userId;
+      username = stringOf((await api.me()).username) ?? settings.Login;
+    } catch (error) {
+      await api.close();
+      throw credentialsFailure(error) ?? describe(error, `connecting to ${this.#baseUrl}`);
+    }
+    this.#api = api;
+    const ddp = new DdpClient(`${this.#baseUrl.replace(/^http/i, "ws")}/websocket`, !settings.SkipTLSVerify);
+    this.#ddp = ddp;
+    try {
+      await ddp.open({
+        changed: (collection, fields) =>
+          this.#malformed.guard("a Rocket.Chat event", fields, () => this.#onChange(ddp, collection, fields)),
+        malformed: (frame, reason) => this.#malformed.skip("a Rocket.Chat realtime frame", frame, reason),
+        closed: (reason) => {
+          if (this.#ddp === ddp) this.#context.disconnected(new Error(reason));
+        },
+      });
+      await ddp.call("login", [{ resume: api.token }]);
+    } catch (error) {
+      throw describe(error, "opening the realtime connection");
+    }
+    this.#logger.info({ user: username }, `logged in to Rocket.Chat at ${this.#baseUrl} as ${username}`);
+  }
+
+  async join(request: JoinRequest): Promise<void> {
+    const api = this.#liveApi();
+    const ddp = this.#ddp as DdpClient;
+    const name = request.channel.replace(/^#/, "");
+    let roomId: string;
+    try {
+      const room = objectOf((await api.roomByName(name)).room) ?? {};
+      roomId = stringOf(room._id) ?? "";
+      if (roomId === "") throw new Error("rooms.info answered no room id");
+      if (room.t === "c") await api.joinChannel(roomId);
+    } catch (error) {
+      if (!isApiError(error) || error.status >= 500 || error.status === 429) throw error;
+      this.#logger.warn(
+        { channel: request.channel },
+        `no room ${request.channel} the bot can use (${error.message}); create it, or add the bot to a private one`,
+      );
+      return;
+    }
+    this.#ids.set(request.channel, roomId);
+    this.#names.set(roomId, request.channel);
+    const since = this.#lastSeen.get(roomId);
+    if (since !== undefined) this.#held.set(roomId, []);
+    try {
+      await ddp.subscribe("stream-room-messages", [roomId, false]);
+      await ddp.subscribe("stream-notify-room", [`${roomId}/deleteMessage`, false]);
+      if (since !== undefined) await this.#readBack(api, roomId, since);
+    } finally {
+      for (const message of this.#held.get(roomId) ?? []) this.#accept(message);
+      this.#held.delete(roomId);
+    }
+    if (since === undefined) this.#lastSeen.set(roomId, Date.now());
+  }
+
+  send(delivery: Delivery): Promise<string> {
+    return this.#send(delivery).catch((error: unknown) => {
+      throw this.#sendError(error);
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    const ddp = this.#ddp;
+    this.#ddp = undefined;
+    ddp?.close();
+    const api = this.#api;
+    this.#api = undefined;
+    await api?.close();
+  }
+
+  #onChange(ddp: DdpClient, collection: string, fields: unknown): void {
+    if (this.#ddp !== ddp) return;
+    const change = readChange(collection, fields);
+    if (typeof change === "string") {
+      this.#malformed.skip(`a Rocket.Chat ${collection} event`, fields, change);
+      return;
+    }
+    if (change.kind === "deleted") {
+      const channel = this.#names.get(change.roomId);
+      if (channel !== undefined && !this.#own.has(change.id)) {
+        this.#enqueue(
+          async () => void this.#context.receive(emptyMessage({ id: change.id, channel, event: Events.msgDelete })),
+        );
+      }
+      return;
+    }
+    if (change.kind !== "message") return;
+    const held = this.#held.get(change.message.roomId);
+    if (held !== undefined) held.push(change.message);
+    else this.#accept(change.message);
+  }
+
+  /** What changed in a room since `since`, in the order it changed, as the live events would have told it. */
+  async #readBack(api: RocketChatApi, roomId: string, since: number): Promise<void> {
+    const result = objectOf((await api.changesSince(roomId, new Date(since))).result) ?? {};
+    const updated: RcMessage[] = [];
+    for (const raw of Array.isArray(result.updated) ? result.updated : []) {
+      const message = readMessage(raw);
+      if (typeof message === "string") this.#malformed.skip("a Rocket.Chat message read back", raw, message);
+      else updated.push(message);
+    }
+    updated.sort((a, b) => a.updatedAt - b.updatedAt);
+    for (const message of updated) this.#accept(message);
+    const channel = this.#names.get(roomId) as string;
+    for (const raw of Array.isArray(result.deleted) ? result.deleted : []) {
+      const id = stringOf(objectOf(raw)?._id);
+      if (id && this.#knownIds.has(id) && !this.#own.has(id)) {
+        this.#enqueue(async () => void this.#context.receive(emptyMessage({ id, channel, event: Events.msgDelete })));
+      }
+    }
+  }
+
+  /** A message version, live or read back: handled once, in the order received. */
+  #accept(message: RcMessage): void {
+    const version = `${message.id}:${message.updatedAt}`;
+    if (this.#seen.has(version)) return;
+    this.#seen.add(version);
+    if (this.#seen.size > SEEN_KEPT) this.#seen.delete(this.#seen.values().next().value as string);
+    // A known message shown again without an edit (a thread's reply count, a reaction) changes no text.
+    const repeat = this.#knownIds.has(message.id) && !message.edited && message.type === "";
+    this.#knownIds.add(message.id);
+    if (this.#knownIds.size > SEEN_KEPT) this.#knownIds.delete(this.#knownIds.values().next().value as string);
+    this.#lastSeen.set(message.roomId, Math.max(this.#lastSeen.get(message.roomId) ?? 0, message.updatedAt));
+    if (repeat) return;
+    this.#enqueue(() => this.#handle(message));
+  }
+
+  #enqueue(work: () => Promise<void>): void {
+    this.#inbound = this.#inbound
+      .then(work)
+      .catch((error: unknown) => this.#malformed.skip("a Rocket.Chat message", undefined, error));
+  }
+
+  async #handle(message: RcMessage): Promise<void> {
+    const channel = this.#names.get(message.roomId);
+    if (channel === undefined) return;
+    // An echo of a message still being posted comes before the answer with its id.
+    await this.#own.settled(message.roomId);
+    if (message.userId === this.#userId || this.#own.has(message.id)) return;
+    const inbound = interpret(message, this.#baseUrl, this.#settings.EditDisable);
+    if (inbound.kind === "ignore") return;
+    if (inbound.kind === "delete") {
+      this.#context.receive(emptyMessage({ id: inbound.id, channel, event: Events.msgDelete }));
+      return;
+    }
+    const avatar =
+      message.avatar || (message.username ? `${this.#baseUrl}/avatar/${encodeURIComponent(message.username)}` : "");
+    this.#context.receive(
+      emptyMessage({
+        text: inbound.edited ? `${inbound.text}${this.#settings.EditSuffix}` : inbound.text,
+        channel,
+        username: inbound.username,
+        userid: message.userId,
+        avatar: inbound.event === Events.joinLeave ? "" : avatar,
+        id: inbound.id,
+        parent_id: inbound.parentId,
+        event: inbound.event,
+      }),
+    );
+  }
+
+  async #send(delivery: Delivery): Promise<string> {
+    const api = this.#liveApi();
+    const roomId = this.#ids.get(delivery.channel);
+    if (roomId === undefined) throw new PermanentSendError(`${delivery.channel} is not a room the bot is in`);
+    const message = delivery.message;
+    if (message.event === Events.msgDelete) {
+      if (message.id !== "") await this.#delete(api, roomId, message.id);
+      return "";
+    }
+    if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
+    const text = outboundText(delivery, this.#settings);
+    if (text.trim() === "") return "";
+    if (message.id !== "") {
+      await api.update(roomId, message.id, text);
+      return message.id;
+    }
+    const tmid = await this.#threadOf(api, message.parent_id);
+    const body: Json = { roomId, text, ...postedAs(delivery, this.#settings), ...(tmid ? { tmid } : {}) };
+    const answer = await this.#own.track(
+      roomId,
+      api.postMessage(body),
+      (posted) => stringOf(objectOf(posted.message)?._id) ?? "",
+    );
+    return stringOf(objectOf(answer.message)?._id) ?? "";
+  }
+
+  /** Rocket.Chat threads have one root: a reply to a reply goes to that reply's thread. */
+  async #threadOf(api: RocketChatApi, parentId: string): Promise<string> {
+    if (parentId === "" || parentId === PARENT_NOT_FOUND) return "";
+    try {
+      const parent = objectOf((await api.message(parentId)).message);
+      return stringOf(parent?.tmid) || (stringOf(parent?._id) ?? "");
+    } catch (error) {
+      // A parent deleted meanwhile must not cost the message: it goes to the room.
+      if (isApiError(error) && error.status < 500 && error.status !== 429) return "";
+      throw error;
+    }
+  }
+
+  async #delete(api: RocketChatApi, roomId: string, id: string): Promise<void> {
+    try {
+      await api.delete(roomId, id);
+    } catch (error) {
+      // Already gone is what a delete wants.
+      if (!isApiError(error, 400) || !/no message found/i.test(error.message)) throw error;
+    }
+  }
+
+  #sendError(error: unknown): Error {
+    if (isNetworkError(error)) {
+      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
+      this.#context.disconnected(error);
+      return describe(error, "sending");
+    }
+    if (isApiError(error, 401)) {
+      this.#context.failed(new Error(`Rocket.Chat no longer accepts the session: ${(error as Error).message}`));
+    }
+    return sendFailure(error);
+  }
+
+  #liveApi(): RocketChatApi {
+    if (this.#api === undefined || this.#ddp === undefined) throw new Error("not connected");
+    return this.#api;
+  }
+}
+
+/** An error whose message says what was being done; credentials never appear in it. */
+function describe(error: unknown, doing: string): Error {
+  if (error instanceof AccountFailure) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  const hint = /certificate/i.test(`${reason}${cause}`) ? "; for a self-signed server set SkipTLSVerify = true" : "";
+  return new Error(`${doing}: ${reason}${cause}${hint}`);
+}
