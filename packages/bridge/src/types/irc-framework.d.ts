@@ -143,6 +143,15 @@ declare module "irc-framework" {
     reconnecting: [ReconnectingEvent];
     raw: [RawEvent];
     debug: [string];
+    /** A command irc-framework has no handler for (Twitch's CLEARMSG, USERSTATE...). */
+    "unknown command": [UnknownCommandEvent];
+  }
+
+  export interface UnknownCommandEvent {
+    command: string;
+    params: string[];
+    tags: Record<string, string>;
+    nick: string;
   }
 
   export class Client extends EventEmitter {

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery, SendResult } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext, type JoinRequest } from "../../core/connection.ts";
-import type { Message } from "../../message.ts";
+import { type Message, PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
 import { expandRunCommand } from "./commands.ts";
 import { parseGoDuration } from "./duration.ts";
@@ -24,6 +24,16 @@ import { refuseUnsafeLines } from "./line-guard.ts";
 import { alternativeNick } from "./nick.ts";
 import { type IrcLine, ircLines } from "./outbound.ts";
 import { Roster } from "./roster.ts";
+import {
+  applyTwitchTags,
+  deleteMessage,
+  isTwitch,
+  SlidingWindowLimit,
+  TWITCH_CAPS,
+  TWITCH_LIMIT,
+  TWITCH_MODERATOR_LIMIT,
+  TWITCH_WINDOW_MS,
+} from "./twitch.ts";
 import { type Wire, wireFor } from "./wire.ts";
 
 type Settings = AccountConfig<typeof IRC_KEYS>["settings"];
@@ -70,12 +80,17 @@ export class IrcConnection implements Connection {
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Lines of a multi-line delivery already written, so a send retried after a drop does not repeat them. */
   readonly #progress = new WeakMap<Delivery, number>();
+  /** Twitch chat (twitch.ts): its capabilities, tags and rate limit; the channels where the bot is a moderator. */
+  readonly #twitch: boolean;
+  readonly #twitchLimit = new SlidingWindowLimit(TWITCH_WINDOW_MS);
+  readonly #moderatorIn = new Set<string>();
 
   constructor(config: AccountConfig<typeof IRC_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
     this.#wire = wireFor(config.settings.Charset);
+    this.#twitch = isTwitch(config.settings);
   }
 
   /** The nick the server knows us by (it may differ from Nick while that one is taken). */
@@ -95,6 +110,8 @@ export class IrcConnection implements Connection {
     this.#registered = false;
     this.#roster = new Roster((name) => client.caseLower(name));
     this.#joined.clear();
+    this.#moderatorIn.clear();
+    if (this.#twitch) client.requestCap(TWITCH_CAPS);
     const registered = this.#register(client);
     client.connect({
       host,
@@ -138,6 +155,7 @@ export class IrcConnection implements Connection {
         client.off("nick invalid", onNickInvalid);
         client.off("irc error", onError);
         client.off("sasl failed", onSaslFailed);
+        client.off("notice", onNotice);
         if (error) reject(error);
         else resolve();
       };
@@ -165,6 +183,12 @@ export class IrcConnection implements Connection {
           done(new Error(`the server closed the link: ${event.reason ?? "no reason given"}`));
         }
       };
+      // Twitch refuses a token with a NOTICE before closing the link.
+      const onNotice = (event: MessageEvent) => {
+        if (/login authentication failed|improperly formatted auth/i.test(event.message)) {
+          done(new AccountFailure(`Twitch refused the login (${event.message}); check Password ("oauth:<token>")`));
+        }
+      };
       const onSaslFailed = (event: { reason: string; message?: string }) =>
         done(
           new AccountFailure(
@@ -177,6 +201,7 @@ export class IrcConnection implements Connection {
       client.on("nick invalid", onNickInvalid);
       client.on("irc error", onError);
       client.on("sasl failed", onSaslFailed);
+      client.on("notice", onNotice);
     });
   }
 
@@ -269,6 +294,7 @@ export class IrcConnection implements Connection {
     const start = this.#progress.get(delivery) ?? 0;
     if (lines.length - start <= 0) return "";
     const client = this.#liveClient();
+    if (this.#twitch) return this.#sendLines(client, delivery, lines, start);
     if (lines.length - start === 1) {
       this.#write(client, delivery.channel, lines[start] as IrcLine);
       return "";
@@ -280,11 +306,17 @@ export class IrcConnection implements Connection {
   async #sendLines(client: Client, delivery: Delivery, lines: IrcLine[], start: number): Promise<string> {
     for (let index = start; index < lines.length; index++) {
       if (index > start) await this.#context.pace();
+      if (this.#twitch) await this.#twitchSlot(delivery.channel);
       if (this.#client !== client || !client.connected) {
         this.#progress.set(delivery, index);
         throw new Error("disconnected while sending a multi-line message");
       }
-      this.#write(client, delivery.channel, lines[index] as IrcLine);
+      this.#write(
+        client,
+        delivery.channel,
+        lines[index] as IrcLine,
+        this.#twitch && index === 0 ? twitchReply(delivery) : undefined,
+      );
     }
     this.#progress.delete(delivery);
     return "";
@@ -296,8 +328,17 @@ export class IrcConnection implements Connection {
     return client;
   }
 
-  #write(client: Client, channel: string, line: IrcLine): void {
-    client.raw(line.command, this.#wire.encode(channel), this.#wire.encode(line.text));
+  #write(client: Client, channel: string, line: IrcLine, replyTo?: string): void {
+    const command = [line.command, this.#wire.encode(channel), this.#wire.encode(line.text)];
+    if (replyTo === undefined) client.raw(...command);
+    else client.raw(`@reply-parent-msg-id=${replyTo}`, ...command);
+  }
+
+  /** Waits until Twitch's window has room for one more message (the core's MessageDelay pacing comes on top). */
+  async #twitchSlot(channel: string): Promise<void> {
+    const moderator = this.#moderatorIn.has(channel.toLowerCase());
+    const wait = this.#twitchLimit.reserve(moderator ? TWITCH_MODERATOR_LIMIT : TWITCH_LIMIT);
+    if (wait > 0) await this.#sleep(wait);
   }
 
   async disconnect(): Promise<void> {
@@ -359,8 +400,10 @@ export class IrcConnection implements Connection {
       if (event.from_server || event.nick === "" || isMe(event.nick)) return;
       const channel = this.#joined.get(client.caseLower(event.target));
       if (channel === undefined) return;
-      this.#receive(textMessage(kind, source(event), channel, wire.decode(event.message)));
+      const message = textMessage(kind, source(event), channel, wire.decode(event.message));
+      this.#receive(this.#twitch ? applyTwitchTags(message, event.tags ?? {}) : message);
     };
+    if (this.#twitch) this.#listenTwitch(client);
     client.on("privmsg", onText("privmsg"));
     client.on("action", onText("action"));
     client.on("notice", onText("notice"));
@@ -422,6 +465,31 @@ export class IrcConnection implements Connection {
     });
   }
 
+  /** Twitch's own commands: CLEARMSG (a deleted message), USERSTATE (are we a moderator?), rate-limit notices. */
+  #listenTwitch(client: Client): void {
+    client.on("unknown command", (event) => {
+      const channelName = event.params[0] ?? "";
+      if (event.command === "USERSTATE") {
+        const moderator = event.tags.mod === "1" || /(^|,)broadcaster\//.test(event.tags.badges ?? "");
+        if (moderator) this.#moderatorIn.add(channelName.toLowerCase());
+        else this.#moderatorIn.delete(channelName.toLowerCase());
+        return;
+      }
+      if (event.command !== "CLEARMSG") return;
+      const channel = this.#joined.get(client.caseLower(channelName));
+      const deleted = channel === undefined ? undefined : deleteMessage(channel, event.tags);
+      if (deleted !== undefined) this.#receive(deleted);
+    });
+    client.on("notice", (event) => {
+      if (event.tags?.["msg-id"] === "msg_ratelimit") {
+        this.#logger.warn(
+          { channel: event.target },
+          `Twitch dropped a message as over its rate limit: ${event.message}`,
+        );
+      }
+    });
+  }
+
   #presence(what: "joins" | "parts" | "quits" | "kicks", who: IrcSource, channelName: string, detail = ""): void {
     if (this.#settings.NoSendJoinPart) return;
     const client = this.#client;
@@ -455,6 +523,12 @@ export class IrcConnection implements Connection {
     this.#logger.info({ nick: wanted }, `nick ${wanted} is free again; taking it back`);
     client.changeNick(wanted);
   }
+}
+
+/** The Twitch message a delivery replies to, when there is one to name (ids are Twitch's UUIDs). */
+function twitchReply(delivery: Delivery): string | undefined {
+  const parent = delivery.message.parent_id;
+  return parent !== "" && parent !== PARENT_NOT_FOUND && /^[\w-]+$/.test(parent) ? parent : undefined;
 }
 
 /** An ident the server accepts: Matterbridge drops leading characters until girc accepts it, else "matterbridge". */

@@ -58,4 +58,8 @@ export const IRC_KEYS = {
   StripMarkdown: key.boolean({ default: false, description: "strip Markdown from messages sent to IRC" }),
   VerboseJoinPart: key.boolean({ default: false, description: "joins/parts relayed with ident@host" }),
   NoSendJoinPart: key.boolean({ default: false, description: "do not relay this channel's joins/parts/quits" }),
+  Twitch: key.boolean({
+    default: false,
+    description: "Twitch chat: tags, replies, deletes and Twitch's rate limit; on by itself for irc.chat.twitch.tv",
+  }),
 } as const;
