@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   connectIrcUser,
+  connectMumbleUser,
   startDiscordSimulator,
   startFakeMatrix,
   startMattermostSimulator,
+  startMurmur,
   startNgircd,
   startProsody,
   startSlackSimulator,
@@ -16,6 +18,7 @@ import {
   type Teardown,
   waitUntil,
 } from "@switchboard/testkit";
+import { htmlToText } from "../src/accounts/mumble/html-text.ts";
 import { openStream, post, startBridge, suiteTeardown } from "./helpers.ts";
 import { human, USERS } from "./xmpp-fixtures.ts";
 
@@ -158,6 +161,25 @@ async function mattermost(teardown: Teardown): Promise<Network> {
   };
 }
 
+async function mumble(teardown: Teardown): Promise<Network> {
+  const server = await startMurmur(teardown);
+  const at = { host: server.host, port: server.port };
+  const admin = await connectMumbleUser(teardown, { ...at, username: "SuperUser", password: server.superUserPassword });
+  const channel = await admin.ensureChannel("all");
+  admin.stop();
+  const mia = await connectMumbleUser(teardown, { ...at, username: "mia" });
+  await mia.moveTo(channel);
+  return {
+    protocol: "mumble",
+    nick: "mia",
+    toml: `[mumble.net]\nServer = "127.0.0.1:${server.port}"\nNick = "bridgebot"\nSkipTLSVerify = true\nMessageDelay = 0\n${NICK_FORMAT}\n`,
+    account: "mumble.net",
+    channel: String(channel),
+    say: (text) => mia.say(channel, text),
+    bridged: () => mia.texts.items.flatMap((t) => (t.from === "bridgebot" ? [htmlToText(t.html)] : [])),
+  };
+}
+
 function config(networks: Network[]): string {
   const entries = networks.map((n) => `  [[gateway.inout]]\n  account = "${n.account}"\n  channel = "${n.channel}"\n`);
   return `${networks.map((n) => n.toml).join("\n")}
@@ -180,7 +202,7 @@ describe("one gateway across every network", () => {
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
     const starts = await Promise.allSettled(
-      [irc, xmpp, telegram, discord, matrix, slack, mattermost].map((start) => start(teardown)),
+      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble].map((start) => start(teardown)),
     );
     const networks = starts.map((start) => {
       if (start.status === "rejected") throw start.reason;
