@@ -13,8 +13,10 @@ import {
   startMurmur,
   startNgircd,
   startProsody,
+  startRocketChatSimulator,
   startSlackSimulator,
   startTelegramSimulator,
+  startZulipSimulator,
   type Teardown,
   waitUntil,
 } from "@switchboard/testkit";
@@ -180,6 +182,38 @@ async function mumble(teardown: Teardown): Promise<Network> {
   };
 }
 
+async function zulip(teardown: Teardown): Promise<Network> {
+  const simulator = await startZulipSimulator(teardown);
+  const bot = simulator.createBot("bridge-bot@example.com", "Bridge");
+  const zoe = simulator.createUser("zoe@example.com", "zoe");
+  simulator.createStream("all", [zoe.user]);
+  return {
+    protocol: "zulip",
+    nick: "zoe",
+    toml: `[zulip.zu]\nServer = "${simulator.url}"\nLogin = "${bot.email}"\nToken = "${bot.api_key}"\n${NICK_FORMAT}\n`,
+    account: "zulip.zu",
+    channel: "all/topic:chat",
+    say: (text) => void zoe.say("all", "chat", text),
+    bridged: () => simulator.sent.items.filter((a) => a.kind === "post").map((a) => a.message.content),
+  };
+}
+
+async function rocketchat(teardown: Teardown): Promise<Network> {
+  const simulator = await startRocketChatSimulator(teardown);
+  simulator.createBot("bridgebot", "botpw");
+  const rita = simulator.createUser("rita");
+  simulator.createRoom("all", [rita.user]);
+  return {
+    protocol: "rocketchat",
+    nick: "rita",
+    toml: `[rocketchat.rc]\nServer = "${simulator.url}"\nLogin = "bridgebot"\nPassword = "botpw"\n${NICK_FORMAT}\nPrefixMessagesWithNick = true\n`,
+    account: "rocketchat.rc",
+    channel: "#all",
+    say: (text) => void rita.say("all", text),
+    bridged: () => simulator.sent.items.filter((a) => a.kind === "post").map((a) => a.message.msg),
+  };
+}
+
 function config(networks: Network[]): string {
   const entries = networks.map((n) => `  [[gateway.inout]]\n  account = "${n.account}"\n  channel = "${n.channel}"\n`);
   return `${networks.map((n) => n.toml).join("\n")}
@@ -202,7 +236,9 @@ describe("one gateway across every network", () => {
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
     const starts = await Promise.allSettled(
-      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble].map((start) => start(teardown)),
+      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble, zulip, rocketchat].map((start) =>
+        start(teardown),
+      ),
     );
     const networks = starts.map((start) => {
       if (start.status === "rejected") throw start.reason;
