@@ -65,7 +65,7 @@ export function restRoutes(world: RocketChatWorld, effects: RestEffects): Route[
   ): { message: RcMessage; room: RcRoom } | RestAnswer => {
     const found = world.message(text(input.msgId));
     if (found === undefined || found.room._id !== text(input.roomId))
-      return failure('No message found with the id of "' + text(input.msgId) + '".', "");
+      return failure(`No message found with the id of "${text(input.msgId)}".`, "");
     if (found.message.u._id !== me._id) return failure("Not allowed", "error-action-not-allowed");
     return found;
   };
