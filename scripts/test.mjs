@@ -46,6 +46,14 @@ if (filters.length === 0) {
   run("lint (biome)", "npx", ["biome", "check", "."]);
   // package.json "knip": dependencies declared where they are imported, and none declared unused.
   run("dependencies (knip)", "npx", ["knip"]);
+  // .dependency-cruiser.cjs: the layers of both services point one way, and no import loops.
+  run("layers (dependency-cruiser)", "npx", [
+    "depcruise",
+    "packages/gateway/src",
+    "packages/bridge/src",
+    "--output-type",
+    "err",
+  ]);
 }
 // The real Synapse lives in a Debian sid chroot whose first build takes a minute or two: done here, before the
 // tests, so that it never runs into a test's timeout. A build that cannot be done skips that suite, with the reason.

@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
-import { parseConfigText } from "./config/load.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
 import { DashboardHub, HUB_DEFAULTS } from "./dashboard/hub.ts";
 import { MdnsDiscovery } from "./discovery/mdns.ts";
@@ -17,11 +16,12 @@ import { buildServer } from "./http/server.ts";
 import { ModelsInFlight } from "./lifecycle/in-flight.ts";
 import { LifecycleManager } from "./lifecycle/manager.ts";
 import { OperationStore } from "./lifecycle/operations.ts";
+import { parseConfigText } from "./load-config.ts";
 import { Budget, budgetFilter, budgetOrder } from "./policy/budget.ts";
 import { closeBudget, logStoreCondition } from "./policy/budget-log.ts";
 import { PriceTable } from "./policy/pricing.ts";
 import { SpendRecorder } from "./policy/spend.ts";
-import { loadTokenizer } from "./policy/tokens.ts";
+import { countPromptTokens, countTextTokens, loadTokenizer } from "./policy/tokens.ts";
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
 import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
@@ -69,7 +69,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     : undefined;
   const prices = new PriceTable(config.pricing);
   const spend = new SpendRecorder(prices, budget, logger);
-  const backendContext = { timeouts, onUsage: (report: UsageReport) => spend.record(report) };
+  const backendContext = {
+    timeouts,
+    onUsage: (report: UsageReport) => spend.record(report),
+    tokens: { prompt: countPromptTokens, text: countTextTokens },
+  };
   const registry = new Registry(
     config.backends.map((settings) => createBackend(settings, backendContext)),
     {

@@ -17,7 +17,7 @@ import {
   withTimeout,
 } from "@switchboard/testkit";
 import fc from "fast-check";
-import { parseConfigText } from "../src/config/load.ts";
+import { parseConfigText } from "../src/load-config.ts";
 import { backendToml, Closers, hello, http, postJson } from "./helpers.ts";
 
 const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import OpenAI from "openai";
-import { parseConfigText } from "../src/config/load.ts";
 import type { BackendSettings } from "../src/config/types.ts";
 import type { RunningGateway } from "../src/gateway.ts";
+import { parseConfigText } from "../src/load-config.ts";
 import type { GatewayEvent } from "../src/telemetry/events.ts";
 import { backendToml, Closers, http, startTestGateway } from "./helpers.ts";
 

@@ -1,8 +1,8 @@
 import type { Teardown } from "@switchboard/testkit";
 import pino from "pino";
 import { request } from "undici";
-import { parseConfigText } from "../src/config/load.ts";
 import { type RunningGateway, startGateway } from "../src/gateway.ts";
+import { parseConfigText } from "../src/load-config.ts";
 import type { EventOf, EventType } from "../src/telemetry/events.ts";
 
 /** A `[[backends]]` entry for TOML. */

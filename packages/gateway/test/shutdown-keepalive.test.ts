@@ -6,8 +6,8 @@ import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil, withTimeout } from "@switchboard/testkit";
 import pino from "pino";
-import { parseConfigText } from "../src/config/load.ts";
 import { startGateway } from "../src/gateway.ts";
+import { parseConfigText } from "../src/load-config.ts";
 import { backendToml } from "./helpers.ts";
 
 /** A keep-alive HTTP/1.1 client on one raw socket: what it received, and whether the server closed it. */

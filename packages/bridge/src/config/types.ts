@@ -1,12 +1,12 @@
 import type { CoreSettings, GeneralOnlySettings } from "./core-keys.ts";
 import type { AccountConfig } from "./descriptor.ts";
+import type { Direction } from "./direction.ts";
 
 export type { AccountConfig, AccountSettings } from "./descriptor.ts";
+export type { Direction };
 
 /** [general]: the core keys set there (defaults of every account) and the process-wide keys, with their defaults. */
 export type GeneralSettings = Partial<CoreSettings> & GeneralOnlySettings;
-
-export type Direction = "in" | "out" | "inout";
 
 export interface ChannelConfig {
   /** Id of the account (see AccountConfig.id). */

@@ -3,7 +3,7 @@
 // feeds it through ordered per-channel queues (core/outbound-queue.ts: pacing, bound, holding while down, retries),
 // so a protocol never writes a retry loop, a reconnect timer or a send queue of its own.
 import type { Logger } from "pino";
-import type { Direction } from "../config/types.ts";
+import type { Direction } from "../config/direction.ts";
 import type { Message } from "../message.ts";
 import type { Delivery, RouteResult, SendResult } from "./account.ts";
 import type { UnreadLog } from "./state-store.ts";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { BackendKind, BackendSettings } from "../config/types.ts";
+import type { BackendTypeSpec } from "../config/backend-type.ts";
+import type { BackendSettings } from "../config/types.ts";
 import type { ClientTimeouts } from "./http-client.ts";
 import type { Backend } from "./types.ts";
 import type { UsageReport } from "./usage.ts";
@@ -12,19 +13,21 @@ export interface BackendContext {
    * the tokens the provider reported, or estimated when it reported none. Spend and budgets are built on it.
    */
   onUsage(report: UsageReport): void;
+  /** Token counts for usage a provider did not report (policy/tokens.ts; handed in, as backends sit below policy). */
+  tokens: TokenCounter;
+}
+
+export interface TokenCounter {
+  /** The prompt tokens of a chat body. */
+  prompt(body: Record<string, unknown>): Promise<number>;
+  text(text: string): Promise<number>;
 }
 
 /**
  * A backend type: its `[[backends]]` keys beyond the common ones, whether it needs a key, whether it is local or cloud,
  * and its factory. Registering a type is adding its module to `registry.ts`; nothing else in the gateway names types.
  */
-export interface BackendModule {
-  readonly type: string;
-  readonly kind: BackendKind;
-  /** Keys only this type accepts (validated by config; handed over in `settings.options`). */
-  readonly options: z.ZodRawShape;
-  /** `api_key_env` must be given (cloud providers). */
-  readonly requiresKey: boolean;
+export interface BackendModule extends BackendTypeSpec {
   create(settings: BackendSettings, context: BackendContext): Backend;
 }
 

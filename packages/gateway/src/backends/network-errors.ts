@@ -1,5 +1,15 @@
 import { errors } from "undici";
-import { UpstreamUnreachable } from "./types.ts";
+
+/** A failure to get any HTTP answer from a backend (refused, reset, DNS, timeout). */
+export class UpstreamUnreachable extends Error {
+  override readonly name = "UpstreamUnreachable";
+  constructor(
+    message: string,
+    readonly timedOut: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /** Any failure to get an answer from a backend, as UpstreamUnreachable (abort errors pass through). */
 export function toUnreachable(error: unknown): Error {

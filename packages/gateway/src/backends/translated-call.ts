@@ -1,5 +1,5 @@
+import { UpstreamUnreachable } from "./network-errors.ts";
 import { type SseEvent, SseEventParser } from "./sse-events.ts";
-import { UpstreamUnreachable } from "./types.ts";
 import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 import type { TokenUsage } from "./usage.ts";
 

@@ -62,17 +62,6 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** A failure to get any HTTP answer from a backend (refused, reset, DNS, timeout). */
-export class UpstreamUnreachable extends Error {
-  override readonly name = "UpstreamUnreachable";
-  constructor(
-    message: string,
-    readonly timedOut: boolean,
-  ) {
-    super(message);
-  }
-}
-
 export interface PullProgress {
   /** What the backend is doing ("pulling manifest", "verifying sha256 digest"). */
   detail: string;

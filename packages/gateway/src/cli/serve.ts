@@ -1,5 +1,5 @@
-import { loadConfig } from "../config/load.ts";
 import { startGateway } from "../gateway.ts";
+import { loadConfig } from "../load-config.ts";
 import { createLogger } from "../logger.ts";
 
 export interface ServeOptions {

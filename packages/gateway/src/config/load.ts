@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { backendModule } from "../backends/registry.ts";
 import { checkAliases } from "./aliases.ts";
+import type { BackendTypeSpec } from "./backend-type.ts";
 import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
-import { COMMON_BACKEND_KEYS, configSchema, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
+import { COMMON_BACKEND_KEYS, configSchemaFor, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
 import type { BackendSettings, BudgetSettings, GatewayConfig, ModelPrice } from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
@@ -21,8 +21,11 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Loads, validates and overlays the configuration: CLI flags > environment > file > defaults. Throws ConfigError. */
-export function loadConfig(options: LoadOptions = {}): GatewayConfig {
+/**
+ * Loads, validates and overlays the configuration: CLI flags > environment > file > defaults, for the backend types
+ * given (the gateway's registry: see load-config.ts). Throws ConfigError.
+ */
+export function loadConfigFor(types: readonly BackendTypeSpec[], options: LoadOptions = {}): GatewayConfig {
   const env = options.env ?? process.env;
   // Like the bridge with ./matterbridge.toml: a gateway.toml in the working directory is used when none is named.
   const path = options.path ?? nonEmpty(env["NEXUS_CONFIG"]) ?? (existsSync(DEFAULT_FILE) ? DEFAULT_FILE : undefined);
@@ -36,12 +39,17 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     input = readToml(path);
   }
   applyOverrides(input, source, env, options);
-  return buildConfig(input, source, env);
+  return buildConfig(types, input, source, env);
 }
 
-/** Parses TOML text; exported for tests and `config init` verification. */
-export function parseConfigText(text: string, source: string, env: NodeJS.ProcessEnv = {}): GatewayConfig {
-  return buildConfig(parseTomlText(text, source), source, env);
+/** Parses configuration TOML text for the backend types given. */
+export function parseConfigTextFor(
+  types: readonly BackendTypeSpec[],
+  text: string,
+  source: string,
+  env: NodeJS.ProcessEnv = {},
+): GatewayConfig {
+  return buildConfig(types, parseTomlText(text, source), source, env);
 }
 
 function readToml(path: string): Record<string, unknown> {
@@ -113,7 +121,12 @@ function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): BackendSettings[] {
+function buildBackends(
+  types: readonly BackendTypeSpec[],
+  raw: RawConfig,
+  source: string,
+  env: NodeJS.ProcessEnv,
+): BackendSettings[] {
   const names = new Set<string>();
   return raw.backends.map((backend, index) => {
     const where = `${source}: backends[${index}]`;
@@ -123,7 +136,7 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
       );
     }
     names.add(backend.name);
-    const module = backendModule(backend.type)!; // the schema only accepts registered types
+    const module = types.find((spec) => spec.type === backend.type)!; // the schema only accepts these types
     const options: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(backend)) {
       if (COMMON_BACKEND_KEYS.has(key) || value === undefined) continue;
@@ -169,7 +182,13 @@ function buildBackends(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): 
   });
 }
 
-function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS.ProcessEnv): GatewayConfig {
+function buildConfig(
+  types: readonly BackendTypeSpec[],
+  input: Record<string, unknown>,
+  source: string,
+  env: NodeJS.ProcessEnv,
+): GatewayConfig {
+  const configSchema = configSchemaFor(types);
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -191,7 +210,7 @@ function buildConfig(input: Record<string, unknown>, source: string, env: NodeJS
     routing,
     policies,
     logging: { level: raw.logging.level, format: raw.logging.format },
-    backends: buildBackends(raw, source, env),
+    backends: buildBackends(types, raw, source, env),
     budget: buildBudget(raw, source),
     pricing: buildPricing(raw),
     queue: raw.queue,

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { BACKEND_MODULES } from "../backends/registry.ts";
+import type { BackendTypeSpec } from "./backend-type.ts";
 
-/** Backend types come from the backends' registry: each module declares its type, kind and extra keys. */
-export const BACKEND_TYPES: readonly string[] = BACKEND_MODULES.map((module) => module.type);
+/** Backend types are handed in by the backends' registry: each declares its type, kind and extra keys. */
 export type BackendType = string;
 
 export const CAPABILITIES = ["completion", "vision", "tools", "json", "embeddings"] as const;
@@ -38,7 +37,7 @@ const staticModel = z.strictObject({
 const commonBackendKeys = {
   name: z.string().min(1),
   url: z.url({ protocol: /^https?$/ }),
-  type: z.enum(BACKEND_TYPES as [string, ...string[]]),
+  type: z.string(),
   priority: z.number().int().default(50),
   api_key_env: z.string().min(1).optional(),
   zone: z.preprocess(lowerCase, z.enum(ZONES)).optional(),
@@ -50,9 +49,11 @@ export const COMMON_BACKEND_KEYS: ReadonlySet<string> = new Set(Object.keys(comm
 
 // Every type's own keys are known here, so a typo still gets "did you mean"; load.ts then checks that each key set
 // belongs to the backend's type.
-const backend = z.strictObject(
-  Object.assign({}, ...BACKEND_MODULES.map((module) => module.options), commonBackendKeys) as typeof commonBackendKeys,
-);
+function backendSchema(types: readonly BackendTypeSpec[]) {
+  const names = types.map((spec) => spec.type) as [string, ...string[]];
+  const keys = { ...commonBackendKeys, type: z.enum(names) };
+  return z.strictObject(Object.assign({}, ...types.map((spec) => spec.options), keys) as typeof keys);
+}
 
 const server = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
@@ -184,29 +185,43 @@ const tracing = z.strictObject({
   enabled: z.boolean().default(false),
 });
 
-export const configSchema = z.strictObject({
-  server: server.default(server.parse({})),
-  health_check: healthCheck.default(healthCheck.parse({})),
-  routing: routing.default(routing.parse({})),
-  logging: logging.default(logging.parse({})),
-  backends: z.array(backend).default([]),
-  budget: budget.optional(),
-  pricing: nameTable(price),
-  discovery: discovery.default(discovery.parse({})),
-  quality: quality.default(quality.parse({})),
-  queue: queue.default(queue.parse({})),
-  tracing: tracing.default(tracing.parse({})),
-  lifecycle: lifecycle.default(lifecycle.parse({})),
-  fleet: fleet.default(fleet.parse({})),
-});
+function buildSchema(types: readonly BackendTypeSpec[]) {
+  return z.strictObject({
+    server: server.default(server.parse({})),
+    health_check: healthCheck.default(healthCheck.parse({})),
+    routing: routing.default(routing.parse({})),
+    logging: logging.default(logging.parse({})),
+    backends: z.array(backendSchema(types)).default([]),
+    budget: budget.optional(),
+    pricing: nameTable(price),
+    discovery: discovery.default(discovery.parse({})),
+    quality: quality.default(quality.parse({})),
+    queue: queue.default(queue.parse({})),
+    tracing: tracing.default(tracing.parse({})),
+    lifecycle: lifecycle.default(lifecycle.parse({})),
+    fleet: fleet.default(fleet.parse({})),
+  });
+}
+
+const schemas = new WeakMap<readonly BackendTypeSpec[], ReturnType<typeof buildSchema>>();
+
+/** The whole configuration's schema for these backend types (built once per list). */
+export function configSchemaFor(types: readonly BackendTypeSpec[]): ReturnType<typeof buildSchema> {
+  let schema = schemas.get(types);
+  if (schema === undefined) {
+    schema = buildSchema(types);
+    schemas.set(types, schema);
+  }
+  return schema;
+}
 
 /** Keys accepted for compatibility with nexus.toml that have no effect yet (a warning names their section). */
 export const INACTIVE_KEYS = {
   lifecycle: ["timeout_ms", "vram_headroom_percent", "vram_buffer_percent", "vram_heuristic_max_gb"],
 } as const;
 
-export type RawConfig = z.output<typeof configSchema>;
-export type BackendConfig = z.output<typeof backend>;
+export type RawConfig = z.output<ReturnType<typeof buildSchema>>;
+export type BackendConfig = z.output<ReturnType<typeof backendSchema>>;
 export type StaticModelConfig = z.output<typeof staticModel>;
 export type PolicyConfig = z.output<typeof policy>;
 export type ServerConfig = z.output<typeof server>;

@@ -1,3 +1,4 @@
+import type { BackendKind } from "./backend-type.ts";
 import type {
   BackendType,
   Capability,
@@ -15,7 +16,7 @@ import type {
   Zone,
 } from "./schema.ts";
 
-export type BackendKind = "local" | "cloud";
+export type { BackendKind };
 
 /** One backend as the rest of the gateway sees it: validated, defaults applied, its key read from the environment. */
 export interface BackendSettings {

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { UpstreamUnreachable } from "../backends/types.ts";
+import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";

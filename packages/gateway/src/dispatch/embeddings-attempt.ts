@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { type EmbeddingsCall, UpstreamUnreachable } from "../backends/types.ts";
+import { UpstreamUnreachable } from "../backends/network-errors.ts";
+import type { EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance } from "fastify";
-import { registerDashboard } from "../dashboard/routes.ts";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
 import type { GatewayContext } from "./context.ts";
@@ -11,6 +10,7 @@ import { readJsonBody } from "./json-body.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
 import { trackRequests } from "./request-log.ts";
 import { registerChatRoute } from "./routes/chat.ts";
+import { registerDashboard } from "./routes/dashboard.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";

@@ -15,8 +15,8 @@ import {
 } from "@switchboard/testkit";
 import OpenAI from "openai";
 import pino from "pino";
-import { parseConfigText } from "../../src/config/load.ts";
 import { type RunningGateway, startGateway } from "../../src/gateway.ts";
+import { parseConfigText } from "../../src/load-config.ts";
 import { backendToml, http, postJson } from "../helpers.ts";
 
 const KEYS = { OPENAI_KEY: "sk-openai-SECRET1", ANTHROPIC_KEY: "sk-ant-SECRET2", GEMINI_KEY: "AIza-SECRET3" };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { ConfigError } from "../../src/config/config-error.ts";
-import { parseConfigText } from "../../src/config/load.ts";
+import { parseConfigText } from "../../src/load-config.ts";
 
 function errorOf(toml: string): string {
   try {

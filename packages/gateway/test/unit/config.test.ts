@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError } from "../../src/config/config-error.ts";
-import { loadConfig, parseConfigText } from "../../src/config/load.ts";
+import { loadConfig, parseConfigText } from "../../src/load-config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "gateway-config-"));
 function file(name: string, text: string): string {

@@ -10,7 +10,7 @@ import type { ChatRequest } from "../../src/backends/openai-chat.ts";
 import type { RequestTranslation, TranslationReply } from "../../src/backends/request-translation.ts";
 import { OFF_THREAD_BYTES } from "../../src/backends/translated-backend.ts";
 import { ClientGone, PendingCall, type ResponseSink, type UpstreamCall } from "../../src/backends/upstream-call.ts";
-import { parseConfigText } from "../../src/config/load.ts";
+import { parseConfigText } from "../../src/load-config.ts";
 
 type OffThread = (raw: Buffer, translation: RequestTranslation<unknown>) => Promise<TranslationReply>;
 
@@ -103,7 +103,11 @@ function translatedBackends() {
     { K: "k" },
   );
   return config.backends.map((settings) =>
-    createBackend(settings, { timeouts: { requestTimeoutMs: 1_000 }, onUsage() {} }),
+    createBackend(settings, {
+      timeouts: { requestTimeoutMs: 1_000 },
+      onUsage() {},
+      tokens: { prompt: async () => 0, text: async () => 0 },
+    }),
   );
 }
 

@@ -5,7 +5,7 @@ import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
 import type { ModelInfo } from "../types.ts";
 import { toOpenAiError } from "./errors.ts";
-import { anthropicOptions } from "./index.ts";
+import { anthropicOptions } from "./options.ts";
 import { type AnthropicRequestOptions, anthropicNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
 import { AnthropicStreamTranslator } from "./stream.ts";

@@ -1,14 +1,6 @@
-import { z } from "zod";
 import type { BackendModule } from "../module.ts";
 import { AnthropicBackend } from "./backend.ts";
-
-/** `[[backends]]` keys of type "anthropic". */
-export const anthropicOptions = {
-  /** Sent as `anthropic-version`. */
-  anthropic_version: z.string().min(1).optional(),
-  /** `max_tokens` when the client gives none (Anthropic requires one). */
-  default_max_tokens: z.number().int().min(1).optional(),
-};
+import { anthropicOptions } from "./options.ts";
 
 export const anthropic: BackendModule = {
   type: "anthropic",

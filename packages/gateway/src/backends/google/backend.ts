@@ -7,7 +7,7 @@ import type { ResponseTranslator } from "../translated-call.ts";
 import type { ModelInfo } from "../types.ts";
 import type { TokenUsage } from "../usage.ts";
 import { toOpenAiError } from "./errors.ts";
-import { googleOptions } from "./index.ts";
+import { googleOptions } from "./options.ts";
 import { type GoogleRequestOptions, googleNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
 import { GeminiStreamTranslator } from "./stream.ts";

@@ -1,10 +1,9 @@
 import type { BackendSettings } from "../../config/types.ts";
-import { countPromptTokens } from "../../policy/tokens.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
 import type { EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
-import { openAiOptions } from "./index.ts";
+import { openAiOptions } from "./options.ts";
 import { UsageObserver } from "./usage-observer.ts";
 
 function authHeaders(settings: BackendSettings): Record<string, string> {
@@ -31,7 +30,8 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
     const observer = new UsageObserver({
       out: sink,
       stream: request["stream"] === true,
-      countPrompt: () => countPromptTokens(request),
+      countPrompt: () => this.context.tokens.prompt(request),
+      countText: (text) => this.context.tokens.text(text),
       onUsage: (usage, reported) => this.context.onUsage({ backend: this.settings.name, model, usage, reported }),
     });
     return this.client.dispatch("/v1/chat/completions", body, requestId, observer);

@@ -1,4 +1,3 @@
-import { countTextTokens } from "../../policy/tokens.ts";
 import { type SseEvent, SseEventParser } from "../sse-events.ts";
 import type { ResponseSink } from "../upstream-call.ts";
 import type { TokenUsage } from "../usage.ts";
@@ -31,6 +30,7 @@ export interface UsageObserverOptions {
   stream: boolean;
   /** The request's prompt tokens, counted only when the answer reports no usage. */
   countPrompt: () => Promise<number>;
+  countText: (text: string) => Promise<number>;
   onUsage: (usage: TokenUsage, reported: boolean) => void;
 }
 
@@ -110,7 +110,7 @@ export class UsageObserver implements ResponseSink {
     }
     const output = this.#streamedText;
     // Counted on the tokenizer thread: reported a moment after the call ended.
-    void Promise.all([this.#options.countPrompt(), output === "" ? 0 : countTextTokens(output)]).then(
+    void Promise.all([this.#options.countPrompt(), output === "" ? 0 : this.#options.countText(output)]).then(
       ([inputTokens, outputTokens]) =>
         this.#options.onUsage({ inputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens }, false),
     );

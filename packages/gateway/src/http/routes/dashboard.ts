@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";
-import { sendError } from "../http/send.ts";
-import { ApiError } from "../request/errors.ts";
-import type { DashboardHub } from "./hub.ts";
+import type { DashboardHub } from "../../dashboard/hub.ts";
+import { ApiError } from "../../request/errors.ts";
+import { sendError } from "../send.ts";
 
 /** The page's files, shipped in the package's `dashboard/` folder (next to `dist/` and `src/`), read once. */
 const ASSETS = new Map(
@@ -14,7 +14,7 @@ const ASSETS = new Map(
     ["/dashboard/style.css", "style.css", "text/css; charset=utf-8"],
   ].map(([path, file, type]) => [
     path!,
-    { body: readFileSync(new URL(`../../dashboard/${file}`, import.meta.url)), type: type! },
+    { body: readFileSync(new URL(`../../../dashboard/${file}`, import.meta.url)), type: type! },
   ]),
 );
 
