@@ -27,6 +27,15 @@ export {
   type MattermostUserObject,
   startMattermostSimulator,
 } from "./mattermost.ts";
+export {
+  type GraphUser,
+  startTeamsSimulator,
+  type TeamsBotAction,
+  type TeamsChatMessage,
+  type TeamsHuman,
+  type TeamsSimulator,
+  type TeamsSimulatorOptions,
+} from "./msteams.ts";
 export { connectMumbleUser, type MumbleText, type MumbleUser, type MumbleUserOptions } from "./mumble-user.ts";
 export { type MurmurOptions, type MurmurServer, murmurConfig, startMurmur } from "./murmur.ts";
 export {
