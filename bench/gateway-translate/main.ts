@@ -8,11 +8,11 @@ import type { AnthropicResponse } from "../../packages/gateway/src/backends/anth
 import { toGeminiRequest } from "../../packages/gateway/src/backends/google/request.ts";
 import { toChatCompletion as geminiCompletion } from "../../packages/gateway/src/backends/google/response.ts";
 import { GeminiStreamTranslator } from "../../packages/gateway/src/backends/google/stream.ts";
-import type { ChatRequest } from "../../packages/gateway/src/backends/openai-chat.ts";
 import { TranslatingSink } from "../../packages/gateway/src/backends/translated-call.ts";
 import type { ResponseSink } from "../../packages/gateway/src/backends/upstream-call.ts";
 import { bodyWithModel } from "../../packages/gateway/src/dispatch/rewrite-body.ts";
 import { SseNormaliser } from "../../packages/gateway/src/dispatch/sse-normaliser.ts";
+import type { ChatBody } from "../../packages/gateway/src/request/chat.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -24,12 +24,12 @@ const ROUNDS = flag("rounds", 7);
 const MIN_MS = flag("min-ms", 300);
 
 // A realistic request: a system prompt, a 10-turn conversation, two tools.
-const request: ChatRequest = {
+const request: ChatBody = {
   model: "claude-haiku-4-5",
   messages: [
     { role: "system", content: "You are a helpful assistant. ".repeat(10) },
     ...Array.from({ length: 10 }, (_, index) => ({
-      role: index % 2 === 0 ? "user" : "assistant",
+      role: index % 2 === 0 ? ("user" as const) : ("assistant" as const),
       content: `Turn ${index}: ${"some words of conversation ".repeat(8)}`,
     })),
   ],
@@ -173,9 +173,9 @@ const cases: Record<string, () => void> = {
   // Pass-through sends the client's bytes (bodyWithModel returns them when the model is unchanged).
   "request: pass-through": () => void bodyWithModel(parsedBody, requestBytes, request.model),
   "request: openai → anthropic": () =>
-    void JSON.stringify(toAnthropicRequest(JSON.parse(requestBytes.toString()) as ChatRequest, 4096)),
+    void JSON.stringify(toAnthropicRequest(JSON.parse(requestBytes.toString()) as ChatBody, 4096)),
   "request: openai → google": () =>
-    void JSON.stringify(toGeminiRequest(JSON.parse(requestBytes.toString()) as ChatRequest)),
+    void JSON.stringify(toGeminiRequest(JSON.parse(requestBytes.toString()) as ChatBody)),
   "response: pass-through": () => void Buffer.concat([openAiAnswerBytes]),
   "response: anthropic → openai": () =>
     void JSON.stringify(anthropicCompletion(JSON.parse(anthropicAnswerBytes.toString()) as AnthropicResponse, 1)),

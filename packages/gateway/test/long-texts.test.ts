@@ -9,6 +9,7 @@ import { bodyWithModel } from "../src/dispatch/rewrite-body.ts";
 import { hasLongTexts, putBackLongTexts, takeOutLongTexts, topLevelMemberRange } from "../src/http/long-texts.ts";
 import { JsonParseWorker } from "../src/http/parse-worker.ts";
 import { countPromptTokens } from "../src/policy/tokens.ts";
+import type { ChatBody } from "../src/request/chat.ts";
 import { LongText } from "../src/request/long-text.ts";
 import { chatRequirements } from "../src/routing/requirements.ts";
 
@@ -41,14 +42,17 @@ describe("long texts", () => {
     assert.ok(hasLongTexts(body));
     assert.ok(Object.hasOwn(body, "__proto__"));
     assert.equal(Object.getPrototypeOf(body), Object.prototype);
-    assert.deepEqual(chatRequirements(body).estimatedTokens, Math.ceil(150 / 4));
+    assert.deepEqual(chatRequirements(body as ChatBody).estimatedTokens, Math.ceil(150 / 4));
   });
 
   it("count as many tokens as their length says", async () => {
     const text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
-    const body = { model: "m", messages: [{ role: "user", content: text }] };
+    const body: ChatBody = { model: "m", messages: [{ role: "user", content: text }] };
     const whole = await countPromptTokens(body);
-    const slim = { model: "m", messages: [{ role: "user", content: new LongText(text.length, text.slice(0, 8192)) }] };
+    const slim: ChatBody = {
+      model: "m",
+      messages: [{ role: "user", content: new LongText(text.length, text.slice(0, 8192)) }],
+    };
     const estimate = await countPromptTokens(slim);
     assert.ok(Math.abs(estimate - whole) / whole < 0.02, `${estimate} vs ${whole}`);
   });

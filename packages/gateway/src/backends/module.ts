@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { BackendTypeSpec } from "../config/backend-type.ts";
 import type { BackendSettings } from "../config/types.ts";
+import type { ChatBody } from "../request/chat.ts";
 import type { ClientTimeouts } from "./http-client.ts";
 import type { Backend } from "./types.ts";
 import type { UsageReport } from "./usage.ts";
@@ -19,7 +20,7 @@ export interface BackendContext {
 
 export interface TokenCounter {
   /** The prompt tokens of a chat body. */
-  prompt(body: Record<string, unknown>): Promise<number>;
+  prompt(body: ChatBody): Promise<number>;
   text(text: string): Promise<number>;
 }
 

@@ -1,25 +1,7 @@
 // OpenAI chat-completion shapes and helpers shared by the translating backends (anthropic, google).
+import type { ChatBody, ToolCall } from "../request/chat.ts";
 
-/** A chat request as clients send it (already validated by http/validate-chat.ts). */
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  [field: string]: unknown;
-}
-
-export interface ChatMessage {
-  role: string;
-  content?: unknown;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-}
-
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+export type { ToolCall };
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter";
 
@@ -94,14 +76,14 @@ export function stopSequences(stop: unknown): string[] | undefined {
 }
 
 /** `max_completion_tokens` (the newer name) or `max_tokens`. */
-export function maxTokensOf(request: ChatRequest): number | undefined {
+export function maxTokensOf(request: ChatBody): number | undefined {
   const value = request["max_completion_tokens"] ?? request["max_tokens"];
   return typeof value === "number" ? value : undefined;
 }
 
 /** Refuses fields whose meaning the provider cannot honour (silently dropping them would change the answer). */
 export function refuseUnsupported(
-  request: ChatRequest,
+  request: ChatBody,
   provider: string,
   refused: ReadonlyMap<string, (value: unknown) => boolean>,
 ): void {

@@ -1,4 +1,4 @@
-import type { ChatRequest } from "./openai-chat.ts";
+import type { ChatBody } from "../request/chat.ts";
 
 /** A request in the provider's own format. */
 export interface NativeRequest {
@@ -13,7 +13,7 @@ export interface NativeRequest {
  * plain options, exported by name from its module, so that the translation thread can import and run it too.
  */
 export interface RequestTranslation<Options> {
-  translate(request: ChatRequest, options: Options): NativeRequest;
+  translate(request: ChatBody, options: Options): NativeRequest;
   /** `import.meta.url` of the module that exports `translate` as `exportName`. */
   module: string;
   exportName: string;
@@ -22,7 +22,7 @@ export interface RequestTranslation<Options> {
 }
 
 /** What the response translation needs of the request: its top-level options, not its messages. */
-export type RequestOptions = Pick<ChatRequest, "model"> & Record<string, unknown>;
+export type RequestOptions = Pick<ChatBody, "model"> & Record<string, unknown>;
 
 /** The translation thread's reply (see translation-thread.ts). */
 export type TranslationReply =

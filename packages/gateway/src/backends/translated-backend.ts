@@ -1,7 +1,8 @@
 import type { BackendSettings } from "../config/types.ts";
+import type { ChatBody } from "../request/chat.ts";
 import { BackendHttpClient } from "./http-client.ts";
 import type { BackendContext } from "./module.ts";
-import { type ChatRequest, TranslationError } from "./openai-chat.ts";
+import { TranslationError } from "./openai-chat.ts";
 import type { NativeRequest, RequestOptions, RequestTranslation } from "./request-translation.ts";
 import { translateOffThread } from "./translate-off-thread.ts";
 import { answerLocally, type ResponseTranslator, TranslatingSink } from "./translated-call.ts";
@@ -48,7 +49,7 @@ export abstract class TranslatedBackend implements Backend {
 
   chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
     if (typeof body !== "string" && body.length >= OFF_THREAD_BYTES) return this.#chatOffThread(body, requestId, sink);
-    const request = JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as ChatRequest;
+    const request = JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as ChatBody;
     let native: NativeRequest;
     try {
       native = this.translation.translate(request, this.translation.options);

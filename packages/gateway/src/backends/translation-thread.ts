@@ -1,7 +1,8 @@
 // The translation thread (see translate-off-thread.ts): parses an OpenAI chat body, runs a backend type's request
 // translation on it and hands back the provider's body as bytes it no longer owns (moved, not copied).
 import { parentPort } from "node:worker_threads";
-import { type ChatRequest, TranslationError } from "./openai-chat.ts";
+import type { ChatBody } from "../request/chat.ts";
+import { TranslationError } from "./openai-chat.ts";
 import {
   type NativeRequest,
   RESPONSE_FIELDS,
@@ -18,12 +19,12 @@ interface Job {
   options: unknown;
 }
 
-type Translate = (request: ChatRequest, options: unknown) => NativeRequest;
+type Translate = (request: ChatBody, options: unknown) => NativeRequest;
 
 async function translate(job: Job): Promise<[TranslationReply, ArrayBuffer[]]> {
   const module = (await import(job.module)) as Record<string, unknown>;
   const translateRequest = module[job.exportName] as Translate;
-  const request = JSON.parse(Buffer.from(job.buffer, job.offset, job.length).toString("utf8")) as ChatRequest;
+  const request = JSON.parse(Buffer.from(job.buffer, job.offset, job.length).toString("utf8")) as ChatBody;
   let native: NativeRequest;
   try {
     native = translateRequest(request, job.options);

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { BackendSettings, Capability } from "../config/types.ts";
+import type { ChatBody } from "../request/chat.ts";
 import type { EmbeddingText } from "../request/embeddings.ts";
 import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
 
@@ -40,7 +41,7 @@ export interface EmbeddingsCall {
 
 /** A chat body as dispatch parsed it: its long texts may be LongText (see http/long-texts.ts). */
 export interface ParsedChat {
-  body: Record<string, unknown>;
+  body: ChatBody;
   /** The model name the bytes carry (the backend's, where the body says the client's). */
   model: string;
 }

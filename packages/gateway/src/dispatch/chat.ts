@@ -1,6 +1,7 @@
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { JsonBody } from "../request/body.ts";
+import type { ChatBody } from "../request/chat.ts";
 import type { RequestFacts } from "../request/facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
@@ -15,7 +16,7 @@ export interface ChatRequest {
   requestedModel: string;
   priority: Priority;
   /** The parsed client body, and the bytes it came from (forwarded as is when the model name is unchanged). */
-  body: Record<string, unknown>;
+  body: ChatBody;
   raw: Buffer;
   /** Set when the body's long texts stayed in the parse worker (see JsonBody). */
   slim?: JsonBody["slim"];

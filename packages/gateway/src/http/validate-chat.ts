@@ -1,5 +1,5 @@
-import type { ApiError } from "../request/errors.ts";
-import { invalidRequest } from "../request/errors.ts";
+import type { ChatBody } from "../request/chat.ts";
+import { type ApiError, invalidRequest } from "../request/errors.ts";
 import { isText, LongText } from "../request/long-text.ts";
 
 /** OpenAI accepts 4 stop sequences; backends match every one against every token, so a long list costs them. */
@@ -50,8 +50,8 @@ function validateContent(
   return undefined;
 }
 
-/** Checks the fields the gateway reads; everything else is forwarded untouched. */
-export function validateChat(body: unknown): ApiError | undefined {
+/** Checks the fields the gateway reads (everything else is forwarded untouched); the body, typed, when it is valid. */
+export function validateChat(body: unknown): ApiError | ChatBody {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     return invalidRequest(`Request body must be a JSON object, not ${typeName(body)}`, null, "invalid_type");
   }
@@ -115,5 +115,5 @@ export function validateChat(body: unknown): ApiError | undefined {
       return invalidRequest("max_tokens must be a positive integer", "max_tokens", "invalid_value");
     }
   }
-  return undefined;
+  return body as ChatBody;
 }

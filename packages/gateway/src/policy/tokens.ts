@@ -1,4 +1,5 @@
-import { LongText } from "../request/long-text.ts";
+import type { ChatBody } from "../request/chat.ts";
+import { isText, type LongText } from "../request/long-text.ts";
 import { startModuleWorker } from "../threads/module-worker.ts";
 import { SerialWorker } from "../threads/serial-worker.ts";
 
@@ -55,8 +56,8 @@ export function countTextTokens(text: string): Promise<number> {
  * first MAX_TOKENISED_CHARS characters of all texts are tokenised, the rest extrapolated; texts left in the parse
  * worker (LongText) count with their length and contribute their sample.
  */
-export function countPromptTokens(body: Record<string, unknown>): Promise<number> {
-  const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
+export function countPromptTokens(body: ChatBody): Promise<number> {
+  const messages = body.messages;
   let sample = "";
   let chars = 0;
   let images = 0;
@@ -67,21 +68,17 @@ export function countPromptTokens(body: Record<string, unknown>): Promise<number
     sample += `${text.slice(0, MAX_TOKENISED_CHARS - sample.length)}\n`;
   };
   for (const message of messages) {
-    if (!message || typeof message !== "object") continue;
-    const content = (message as Record<string, unknown>)["content"];
-    if (typeof content === "string" || content instanceof LongText) add(content);
+    const content = message.content;
+    if (isText(content)) add(content);
     else if (Array.isArray(content)) {
       for (const part of content) {
-        if (!part || typeof part !== "object") continue;
-        const partText = (part as Record<string, unknown>)["text"];
-        if (typeof partText === "string" || partText instanceof LongText) add(partText);
+        if (isText(part.text)) add(part.text);
         else images++;
       }
     }
-    const calls = (message as Record<string, unknown>)["tool_calls"];
-    if (Array.isArray(calls)) add(JSON.stringify(calls));
+    if (Array.isArray(message.tool_calls)) add(JSON.stringify(message.tool_calls));
   }
-  if (Array.isArray(body["tools"])) add(JSON.stringify(body["tools"]));
+  if (Array.isArray(body.tools)) add(JSON.stringify(body.tools));
   const fixed = messages.length * TOKENS_PER_MESSAGE + images * TOKENS_PER_IMAGE;
   return chars === 0 ? Promise.resolve(fixed) : countSampled(sample, chars).then((tokens) => tokens + fixed);
 }

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer";
 import { countInPieces, RUN_PIECE } from "../../src/policy/token-count.ts";
 import { countPromptTokens, countTextTokens, MAX_TOKENISED_CHARS } from "../../src/policy/tokens.ts";
+import type { ChatBody } from "../../src/request/chat.ts";
 import { LongText } from "../../src/request/long-text.ts";
 
 /** The tokenizer's own count, and how many times it was asked. */
@@ -62,7 +63,7 @@ describe("token counts", () => {
   });
 
   it("count a prompt's texts, tool calls, tools, messages and images, and a LongText by its length", async () => {
-    const body = {
+    const body: ChatBody = {
       model: "m",
       messages: [
         { role: "system", content: "be brief" },
@@ -82,7 +83,10 @@ describe("token counts", () => {
 
     // A LongText counts with its length: here 10 copies of its sample's tokens.
     const sample = "x ".repeat(4_096);
-    const slim = { model: "m", messages: [{ role: "user", content: new LongText(sample.length * 10, sample) }] };
+    const slim: ChatBody = {
+      model: "m",
+      messages: [{ role: "user", content: new LongText(sample.length * 10, sample) }],
+    };
     const counted = await countPromptTokens(slim);
     const expected = countTokens(`${sample}\n`) * 10 + 3;
     assert.ok(Math.abs(counted - expected) <= 10, `${counted} vs ${expected}`);

@@ -6,11 +6,11 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { createBackend } from "../../src/backends/create.ts";
-import type { ChatRequest } from "../../src/backends/openai-chat.ts";
 import type { RequestTranslation, TranslationReply } from "../../src/backends/request-translation.ts";
 import { OFF_THREAD_BYTES } from "../../src/backends/translated-backend.ts";
 import { ClientGone, PendingCall, type ResponseSink, type UpstreamCall } from "../../src/backends/upstream-call.ts";
 import { parseConfigText } from "../../src/load-config.ts";
+import type { ChatBody } from "../../src/request/chat.ts";
 
 type OffThread = (raw: Buffer, translation: RequestTranslation<unknown>) => Promise<TranslationReply>;
 
@@ -64,7 +64,7 @@ for (const [build, base] of Object.entries(builds)) {
           const raw = Buffer.from(JSON.stringify(body));
           const reply = await translateOffThread(raw, translation);
           assert.ok("native" in reply, JSON.stringify(reply));
-          const here = translation.translate(JSON.parse(raw.toString()) as ChatRequest, translation.options);
+          const here = translation.translate(JSON.parse(raw.toString()) as ChatBody, translation.options);
           assert.equal(Buffer.from(reply.native.body).toString(), here.body);
           assert.equal(reply.native.path, here.path);
           assert.equal(reply.native.stream, here.stream);

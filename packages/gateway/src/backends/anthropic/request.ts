@@ -1,6 +1,5 @@
+import type { ChatBody, ChatMessage } from "../../request/chat.ts";
 import {
-  type ChatMessage,
-  type ChatRequest,
   imageOf,
   maxTokensOf,
   parseArguments,
@@ -42,13 +41,13 @@ export interface AnthropicRequestOptions {
 }
 
 /** OpenAI chat request → the HTTP request to Anthropic (see RequestTranslation; also run on the translation thread). */
-export function anthropicNativeRequest(request: ChatRequest, options: AnthropicRequestOptions): NativeRequest {
+export function anthropicNativeRequest(request: ChatBody, options: AnthropicRequestOptions): NativeRequest {
   const native = toAnthropicRequest(request, options.defaultMaxTokens);
   return { path: "/v1/messages", body: JSON.stringify(native), stream: native.stream === true };
 }
 
 /** OpenAI chat request → Anthropic Messages request. */
-export function toAnthropicRequest(request: ChatRequest, defaultMaxTokens: number): AnthropicRequest {
+export function toAnthropicRequest(request: ChatBody, defaultMaxTokens: number): AnthropicRequest {
   refuseUnsupported(request, "anthropic", REFUSED);
   const system: string[] = [];
   const messages: AnthropicMessage[] = [];
@@ -145,7 +144,7 @@ function toolResult(message: ChatMessage, param: string): AnthropicContentBlock 
   return { type: "tool_result", tool_use_id: message.tool_call_id, content: textOf(message.content) };
 }
 
-function toolsOf(request: ChatRequest): AnthropicTool[] | undefined {
+function toolsOf(request: ChatBody): AnthropicTool[] | undefined {
   const tools = request["tools"];
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   return tools.map((tool, index) => {
@@ -162,7 +161,7 @@ function toolsOf(request: ChatRequest): AnthropicTool[] | undefined {
   });
 }
 
-function toolChoiceOf(request: ChatRequest): AnthropicToolChoice | undefined {
+function toolChoiceOf(request: ChatBody): AnthropicToolChoice | undefined {
   const choice = request["tool_choice"];
   const noParallel = request["parallel_tool_calls"] === false;
   const parallel = noParallel ? { disable_parallel_tool_use: true } : {};

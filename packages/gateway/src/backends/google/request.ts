@@ -1,6 +1,5 @@
+import type { ChatBody, ChatMessage } from "../../request/chat.ts";
 import {
-  type ChatMessage,
-  type ChatRequest,
   imageOf,
   maxTokensOf,
   parseArguments,
@@ -31,7 +30,7 @@ export interface GoogleRequestOptions {
 }
 
 /** OpenAI chat request → the HTTP request to Gemini (see RequestTranslation; also run on the translation thread). */
-export function googleNativeRequest(request: ChatRequest, options: GoogleRequestOptions): NativeRequest {
+export function googleNativeRequest(request: ChatBody, options: GoogleRequestOptions): NativeRequest {
   const stream = request["stream"] === true;
   const model = encodeURIComponent(request.model);
   const path = stream
@@ -41,7 +40,7 @@ export function googleNativeRequest(request: ChatRequest, options: GoogleRequest
 }
 
 /** OpenAI chat request → Gemini generateContent request. */
-export function toGeminiRequest(request: ChatRequest): GeminiRequest {
+export function toGeminiRequest(request: ChatBody): GeminiRequest {
   refuseUnsupported(request, "google", REFUSED);
   const system: string[] = [];
   const contents: GeminiContent[] = [];
@@ -133,7 +132,7 @@ function functionResponse(message: ChatMessage, param: string, callNames: Map<st
   return { functionResponse: { name, response } };
 }
 
-function generationConfig(request: ChatRequest): NonNullable<GeminiRequest["generationConfig"]> {
+function generationConfig(request: ChatBody): NonNullable<GeminiRequest["generationConfig"]> {
   const config: NonNullable<GeminiRequest["generationConfig"]> = {};
   const number = (field: string) => (typeof request[field] === "number" ? (request[field] as number) : undefined);
   const set = <K extends keyof typeof config>(key: K, value: (typeof config)[K] | undefined) => {
@@ -159,7 +158,7 @@ function generationConfig(request: ChatRequest): NonNullable<GeminiRequest["gene
   return config;
 }
 
-function declarationsOf(request: ChatRequest): GeminiFunctionDeclaration[] | undefined {
+function declarationsOf(request: ChatBody): GeminiFunctionDeclaration[] | undefined {
   const tools = request["tools"];
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   return tools.map((tool, index) => {
@@ -176,7 +175,7 @@ function declarationsOf(request: ChatRequest): GeminiFunctionDeclaration[] | und
   });
 }
 
-function toolConfigOf(request: ChatRequest): GeminiRequest["toolConfig"] {
+function toolConfigOf(request: ChatBody): GeminiRequest["toolConfig"] {
   const choice = request["tool_choice"];
   if (choice === "none") return { functionCallingConfig: { mode: "NONE" } };
   if (choice === "required") return { functionCallingConfig: { mode: "ANY" } };

@@ -1,4 +1,5 @@
 import type { BackendSettings } from "../../config/types.ts";
+import type { ChatBody } from "../../request/chat.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
 import type { EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
@@ -26,10 +27,10 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
 
   override chat(body: string | Buffer, requestId: string, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {
     const request = parsed?.body ?? parseBody(body);
-    const model = parsed?.model ?? (typeof request["model"] === "string" ? request["model"] : "");
+    const model = parsed?.model ?? (typeof request.model === "string" ? request.model : "");
     const observer = new UsageObserver({
       out: sink,
-      stream: request["stream"] === true,
+      stream: request.stream === true,
       countPrompt: () => this.context.tokens.prompt(request),
       countText: (text) => this.context.tokens.text(text),
       onUsage: (usage, reported) => this.context.onUsage({ backend: this.settings.name, model, usage, reported }),
@@ -56,10 +57,10 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
 }
 
 /** The body dispatch validated; an unparsable one (not expected) is only counted as 0 tokens. */
-function parseBody(body: string | Buffer): Record<string, unknown> {
+function parseBody(body: string | Buffer): ChatBody {
   try {
-    return JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as Record<string, unknown>;
+    return JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as ChatBody;
   } catch {
-    return {};
+    return { model: "", messages: [] };
   }
 }

@@ -3,7 +3,7 @@ import { chatJob } from "../../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
 import type { JsonBody } from "../../request/body.ts";
-import { invalidRequest } from "../../request/errors.ts";
+import { ApiError, invalidRequest } from "../../request/errors.ts";
 import { factsOf } from "../../request/facts.ts";
 import { chatRequirements } from "../../routing/requirements.ts";
 import type { RouteDecision } from "../../routing/types.ts";
@@ -36,9 +36,8 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       priority: controls.priority,
     });
     if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
-    const problem = validateChat(parsed.value);
-    if (problem) return sendError(reply, problem);
-    const body = parsed.value as Record<string, unknown>;
+    const body = validateChat(parsed.value);
+    if (body instanceof ApiError) return sendError(reply, body);
     const requirements = chatRequirements(body);
     const route = () => router.decide(requested, requirements, registry, controls);
     const decision = route();
@@ -50,7 +49,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
     const estimatedTokens = mayUseCloud(decision) ? await countPromptTokens(body) : requirements.estimatedTokens;
     reply.hijack();
-    const maxTokens = body["max_tokens"];
+    const maxTokens = body.max_tokens;
     const job = chatJob({
       requestId,
       facts: factsOf(request.raw),
