@@ -6,6 +6,7 @@ import { discordProtocol } from "./discord/index.ts";
 import { ircProtocol } from "./irc/index.ts";
 import { matrixProtocol } from "./matrix/index.ts";
 import { mattermostProtocol } from "./mattermost/index.ts";
+import { msteamsProtocol } from "./msteams/index.ts";
 import { mumbleProtocol } from "./mumble/index.ts";
 import { nctalkProtocol } from "./nctalk/index.ts";
 import { rocketchatProtocol } from "./rocketchat/index.ts";
@@ -20,6 +21,7 @@ export const PROTOCOLS = new ProtocolRegistry([
   ircProtocol,
   matrixProtocol,
   mattermostProtocol,
+  msteamsProtocol,
   mumbleProtocol,
   nctalkProtocol,
   rocketchatProtocol,
