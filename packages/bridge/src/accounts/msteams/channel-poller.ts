@@ -13,12 +13,14 @@ const MAX_PAGES = 10;
 const VERSIONS_KEPT = 5000;
 
 export interface PollHandlers {
-  message(message: TeamsMessage, since: number): Promise<void>;
+  /** `known`: the message was seen before (by this poller), so a change to it is an edit even at `since`. */
+  message(message: TeamsMessage, since: number, known: boolean): Promise<void>;
   unreadable(raw: unknown, reason: string): void;
 }
 
 export class ChannelPoller {
   readonly #versions = new Set<string>();
+  readonly #ids = new Set<string>();
   readonly #unreadable = new Set<string>();
 
   constructor(
@@ -53,16 +55,13 @@ export class ChannelPoller {
     changed.sort((a, b) => a.modified - b.modified);
     for (const message of changed) {
       // The first poll only learns where the channel stands: what was said before the bridge came is not relayed.
-      if (since !== undefined) await handlers.message(message, since);
-      this.#remember(version(message));
+      const id = `${message.replyToId ?? ""}/${message.id}`;
+      if (since !== undefined) await handlers.message(message, since, this.#ids.has(id));
+      remember(this.#versions, version(message));
+      remember(this.#ids, id);
       this.since = Math.max(this.since ?? 0, message.modified);
     }
     this.since ??= 0;
-  }
-
-  #remember(key: string): void {
-    this.#versions.add(key);
-    if (this.#versions.size > VERSIONS_KEPT) this.#versions.delete(this.#versions.values().next().value as string);
   }
 
   /** An unreadable message is reported once, not at every poll that lists it again. */
@@ -79,6 +78,11 @@ export class ChannelPoller {
       this.#unreadable.delete(this.#unreadable.values().next().value as string);
     handlers.unreadable(raw, reason);
   }
+}
+
+function remember(set: Set<string>, key: string): void {
+  set.add(key);
+  if (set.size > VERSIONS_KEPT) set.delete(set.values().next().value as string);
 }
 
 const version = (message: TeamsMessage) => `${message.replyToId ?? ""}/${message.id}@${message.modified}`;

@@ -35,12 +35,13 @@ function asAction(text: string): { text: string; action: boolean } {
   return match ? { text: match[2] as string, action: true } : { text, action: false };
 }
 
-export function interpret(message: TeamsMessage, since: number, options: InterpretOptions): Inbound {
+/** `since`: the channel's last seen time; `known`: the message was seen before, so it is not new. */
+export function interpret(message: TeamsMessage, since: number, known: boolean, options: InterpretOptions): Inbound {
   const id = bridgeId({ root: message.replyToId ?? message.id, ...(message.replyToId ? { reply: message.id } : {}) });
   if (message.fromUserId === options.ownUserId || options.postedByUs(id)) return IGNORE;
   if (message.messageType !== "message") return IGNORE;
   if (message.deleted) return { kind: "delete", id };
-  const isNew = message.created >= since;
+  const isNew = !known && message.created >= since;
   const edited = !isNew && message.edited !== undefined && message.edited >= since;
   if (!isNew && (!edited || options.editDisable)) return IGNORE;
   const { text, action } = asAction(message.text);

@@ -148,8 +148,10 @@ export class MsteamsConnection implements Connection {
 
   async #pollOnce(graph: TeamsGraph, poller: ChannelPoller): Promise<void> {
     await poller.poll(graph, {
-      message: (message, since) =>
-        this.#malformed.guardAsync("a Teams message", message, () => this.#handle(poller.channelId, message, since)),
+      message: (message, since, known) =>
+        this.#malformed.guardAsync("a Teams message", message, () =>
+          this.#handle(poller.channelId, message, since, known),
+        ),
       unreadable: (raw, reason) => this.#malformed.skip("a Teams message", raw, reason),
     });
     if (poller.since !== undefined) this.#session.setCursor(poller.channelId, poller.since);
@@ -175,9 +177,9 @@ export class MsteamsConnection implements Connection {
     this.#context.disconnected(describe(error, `reading channel ${poller.channelId}`));
   }
 
-  async #handle(channelId: string, message: TeamsMessage, since: number): Promise<void> {
+  async #handle(channelId: string, message: TeamsMessage, since: number, known: boolean): Promise<void> {
     await this.#own.settled(channelId);
-    const inbound = interpret(message, since, {
+    const inbound = interpret(message, since, known, {
       ownUserId: this.#userId,
       editDisable: this.#settings.EditDisable,
       postedByUs: (id) => this.#own.has(id),
