@@ -164,6 +164,8 @@ declare module "irc-framework" {
       cap: { isEnabled(cap: string): boolean };
     };
     options: ClientOptions;
+    /** Routes each parsed line to irc-framework's handler for its command (which emits the events). */
+    command_handler: { dispatch(message: unknown): void };
     /** The underlying connection; end() closes the socket without a QUIT. */
     readonly connection: {
       connected: boolean;

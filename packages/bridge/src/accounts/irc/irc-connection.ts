@@ -2,13 +2,15 @@
 // taken nick gets underscores), identify with NickServ, send RunCommands, then the core joins each channel. What the
 // channels say goes to the core (inbound.ts); what the core sends becomes IRC lines (outbound.ts), each paced by the
 // core's MessageDelay. irc-framework's own reconnect is off: the core supervises (a closed socket is `disconnected`).
-import IRC, { type Client, type IrcErrorEvent, type MessageEvent } from "irc-framework";
+import IRC, { type Client, type ClientEvents, type IrcErrorEvent, type MessageEvent } from "irc-framework";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery, SendResult } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext, type JoinRequest } from "../../core/connection.ts";
 import { type Message, PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
+import { MalformedEvents } from "../malformed-events.ts";
+import { guardCommands } from "./command-guard.ts";
 import { expandRunCommand } from "./commands.ts";
 import { parseGoDuration } from "./duration.ts";
 import {
@@ -57,6 +59,13 @@ const JOIN_REFUSALS = new Set([
 
 const NICKSERV_REFUSED = /invalid password|password incorrect|incorrect password|authentication failed|not registered/i;
 
+/** What a log line shows of a line irc-framework parsed: its command and parameters. */
+function rawLine(line: unknown): unknown {
+  if (typeof line !== "object" || line === null) return line;
+  const { command, params } = line as { command?: unknown; params?: unknown };
+  return { command, params };
+}
+
 /** host:port, with [v6]:port. */
 export function parseServer(server: string): { host: string; port: number } {
   const colon = server.lastIndexOf(":");
@@ -84,11 +93,14 @@ export class IrcConnection implements Connection {
   readonly #twitch: boolean;
   readonly #twitchLimit = new SlidingWindowLimit(TWITCH_WINDOW_MS);
   readonly #moderatorIn = new Set<string>();
+  /** A server's event the handlers cannot read is skipped with one log line, never a crash. */
+  readonly #malformed: MalformedEvents;
 
   constructor(config: AccountConfig<typeof IRC_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
     this.#context = context;
     this.#logger = context.logger;
+    this.#malformed = new MalformedEvents(this.#logger);
     this.#wire = wireFor(config.settings.Charset);
     this.#twitch = isTwitch(config.settings);
   }
@@ -103,6 +115,7 @@ export class IrcConnection implements Connection {
     const { host, port } = parseServer(settings.Server);
     const pingMs = parseGoDuration(settings.PingDelay) || 60_000;
     const client = new IRC.Client();
+    guardCommands(client, (line, error) => this.#malformed.skip("an IRC line", rawLine(line), error));
     refuseUnsafeLines(client, (command) =>
       this.#logger.error({ command }, "refused to write an IRC line holding CR, LF or NUL; the line was not sent"),
     );
@@ -378,8 +391,18 @@ export class IrcConnection implements Connection {
     });
   }
 
+  /** `client.on` with each event handled under the malformed-event guard. */
+  #guardedOn(client: Client) {
+    return <E extends keyof ClientEvents>(event: E, listener: (...args: ClientEvents[E]) => void): void => {
+      client.on(event, (...args: ClientEvents[E]) =>
+        this.#malformed.guard(`an IRC ${event} event`, args[0], () => listener(...args)),
+      );
+    };
+  }
+
   /** The listeners of a registered client; removed all at once in disconnect(). */
   #listen(client: Client): void {
+    const on = this.#guardedOn(client);
     const roster = this.#roster as Roster;
     const wire = this.#wire;
     const settings = this.#settings;
@@ -398,28 +421,30 @@ export class IrcConnection implements Connection {
     const onText = (kind: TextKind) => (event: MessageEvent) => {
       // Notices from the server itself, queries to the bot, and our own lines are not relayed.
       if (event.from_server || event.nick === "" || isMe(event.nick)) return;
+      // A CTCP irc-framework did not parse (no closing \x01): neither a message nor an action.
+      if (event.message.startsWith("\x01")) return;
       const channel = this.#joined.get(client.caseLower(event.target));
       if (channel === undefined) return;
       const message = textMessage(kind, source(event), channel, wire.decode(event.message));
       this.#receive(this.#twitch ? applyTwitchTags(message, event.tags ?? {}) : message);
     };
     if (this.#twitch) this.#listenTwitch(client);
-    client.on("privmsg", onText("privmsg"));
-    client.on("action", onText("action"));
-    client.on("notice", onText("notice"));
+    on("privmsg", onText("privmsg"));
+    on("action", onText("action"));
+    on("notice", onText("notice"));
 
-    client.on("userlist", (event) => {
+    on("userlist", (event) => {
       roster.setMembers(
         event.channel,
         event.users.map((user) => user.nick),
       );
     });
-    client.on("join", (event) => {
+    on("join", (event) => {
       roster.add(event.channel, event.nick);
       if (isMe(event.nick)) return;
       this.#presence("joins", source(event), event.channel);
     });
-    client.on("part", (event) => {
+    on("part", (event) => {
       if (isMe(event.nick)) {
         roster.forget(event.channel);
         return;
@@ -427,7 +452,7 @@ export class IrcConnection implements Connection {
       roster.remove(event.channel, event.nick);
       this.#presence("parts", source(event), event.channel);
     });
-    client.on("kick", (event) => {
+    on("kick", (event) => {
       if (isMe(event.kicked)) {
         this.#kicked(client, event.channel, event.nick, event.message);
         return;
@@ -435,13 +460,13 @@ export class IrcConnection implements Connection {
       roster.remove(event.channel, event.kicked);
       this.#presence("kicks", source(event), event.channel, wire.decode(event.kicked));
     });
-    client.on("quit", (event) => {
+    on("quit", (event) => {
       const channels = roster.channelsOf(event.nick, true);
       if (isMe(event.nick)) return;
       for (const channel of channels) this.#presence("quits", source(event), channel);
       this.#maybeRegainNick(client, event.nick);
     });
-    client.on("nick", (event) => {
+    on("nick", (event) => {
       const channels = roster.rename(event.nick, event.new_nick);
       // irc-framework has already updated client.user.nick when the change is ours.
       if (isMe(event.new_nick)) {
@@ -456,7 +481,7 @@ export class IrcConnection implements Connection {
       }
       this.#maybeRegainNick(client, event.nick);
     });
-    client.on("topic", (event) => {
+    on("topic", (event) => {
       // RPL_TOPIC on join has no nick: only changes are relayed.
       if (event.nick === undefined || isMe(event.nick)) return;
       const channel = this.#joined.get(client.caseLower(event.channel));
@@ -467,7 +492,8 @@ export class IrcConnection implements Connection {
 
   /** Twitch's own commands: CLEARMSG (a deleted message), USERSTATE (are we a moderator?), rate-limit notices. */
   #listenTwitch(client: Client): void {
-    client.on("unknown command", (event) => {
+    const on = this.#guardedOn(client);
+    on("unknown command", (event) => {
       const channelName = event.params[0] ?? "";
       if (event.command === "USERSTATE") {
         const moderator = event.tags.mod === "1" || /(^|,)broadcaster\//.test(event.tags.badges ?? "");
@@ -480,7 +506,7 @@ export class IrcConnection implements Connection {
       const deleted = channel === undefined ? undefined : deleteMessage(channel, event.tags);
       if (deleted !== undefined) this.#receive(deleted);
     });
-    client.on("notice", (event) => {
+    on("notice", (event) => {
       if (event.tags?.["msg-id"] === "msg_ratelimit") {
         this.#logger.warn(
           { channel: event.target },
