@@ -3,6 +3,9 @@
 // each network says one line; every other network shows it exactly once, formatted by its RemoteNickFormat, and no
 // network gets its own line back.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
   connectIrcUser,
@@ -15,11 +18,14 @@ import {
   startProsody,
   startRocketChatSimulator,
   startSlackSimulator,
+  startTalkSimulator,
+  startTeamsSimulator,
   startTelegramSimulator,
   startZulipSimulator,
   type Teardown,
   waitUntil,
 } from "@switchboard/testkit";
+import { htmlToText as teamsHtmlToText } from "../src/accounts/msteams/html.ts";
 import { htmlToText } from "../src/accounts/mumble/html-text.ts";
 import { openStream, post, startBridge, suiteTeardown } from "./helpers.ts";
 import { human, USERS } from "./xmpp-fixtures.ts";
@@ -214,6 +220,43 @@ async function rocketchat(teardown: Teardown): Promise<Network> {
   };
 }
 
+async function nctalk(teardown: Teardown): Promise<Network> {
+  const simulator = await startTalkSimulator(teardown);
+  const bot = simulator.createBot("bridgebot", "bot-app-password");
+  const nina = simulator.createUser("nina");
+  const room = simulator.createRoom("All", [nina, bot]);
+  return {
+    protocol: "nctalk",
+    nick: "nina",
+    toml: `[nctalk.cloud]\nServer = "${simulator.url}"\nLogin = "bridgebot"\nPassword = "bot-app-password"\n${NICK_FORMAT}\n`,
+    account: "nctalk.cloud",
+    channel: room,
+    say: (text) => void nina.say(room, text),
+    bridged: () => simulator.sent.items.filter((a) => a.kind === "post").map((a) => a.message.message),
+  };
+}
+
+async function msteams(teardown: Teardown): Promise<Network> {
+  const simulator = await startTeamsSimulator(teardown);
+  const bridgeUser = simulator.createBridgeUser("Bridge");
+  // The person who reads the sign-in line and enters the code.
+  simulator.identity.onDeviceCode = (code) => simulator.identity.approve(code, bridgeUser.id);
+  const tom = simulator.createUser("tom");
+  const channel = simulator.createChannel("All");
+  const dir = mkdtempSync(join(tmpdir(), "all-networks-teams-"));
+  teardown.after(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    protocol: "msteams",
+    nick: "tom",
+    toml: `[msteams.work]\nTenantID = "${simulator.tenantId}"\nClientID = "${simulator.clientId}"\nTeamID = "${simulator.teamId}"\nLoginURL = "${simulator.url}"\nGraphURL = "${simulator.url}"\nPollInterval = 200\nSessionFile = "${join(dir, "session.json")}"\n${NICK_FORMAT}\n`,
+    account: "msteams.work",
+    channel,
+    say: (text) => void tom.say(channel, `<p>${text}</p>`),
+    bridged: () =>
+      simulator.sent.items.filter((a) => a.kind === "post").map((a) => teamsHtmlToText(a.message.body.content)),
+  };
+}
+
 function config(networks: Network[]): string {
   const entries = networks.map((n) => `  [[gateway.inout]]\n  account = "${n.account}"\n  channel = "${n.channel}"\n`);
   return `${networks.map((n) => n.toml).join("\n")}
@@ -236,8 +279,8 @@ describe("one gateway across every network", () => {
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
     const starts = await Promise.allSettled(
-      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble, zulip, rocketchat].map((start) =>
-        start(teardown),
+      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble, zulip, rocketchat, nctalk, msteams].map(
+        (start) => start(teardown),
       ),
     );
     const networks = starts.map((start) => {
