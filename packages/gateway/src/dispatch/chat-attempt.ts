@@ -1,7 +1,8 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { OutgoingHttpHeaders } from "node:http";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
+import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, isBackendFault } from "./failure.ts";
 import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
@@ -20,7 +21,8 @@ export interface AttemptOptions {
   backend: string;
   stream: boolean;
   headers: OutgoingHttpHeaders;
-  res: ServerResponse;
+  /** The client's response, or an inbound adapter's writer in front of it. */
+  res: AnswerWriter;
 }
 
 /**

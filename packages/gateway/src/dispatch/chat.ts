@@ -15,9 +15,14 @@ export interface ChatRequest {
   facts?: RequestFacts | undefined;
   requestedModel: string;
   priority: Priority;
-  /** The parsed client body, and the bytes it came from (forwarded as is when the model name is unchanged). */
+  /**
+   * The parsed client body, and the bytes it came from (forwarded as is when the model name is unchanged); no bytes
+   * when an inbound adapter built the body from another API's request.
+   */
   body: ChatBody;
-  raw: Buffer;
+  raw: Buffer | undefined;
+  /** Fields only a backend type understands (Anthropic's `thinking`), added to the body sent to that type alone. */
+  fieldsFor?: ((backendType: string) => Record<string, unknown> | undefined) | undefined;
   /** Set when the body's long texts stayed in the parse worker (see JsonBody). */
   slim?: JsonBody["slim"];
   stream: boolean;
@@ -43,7 +48,9 @@ export function chatJob(request: ChatRequest): DispatchJob {
     what: "chat completions",
     route: request.route,
     attempt(target, reason, res) {
-      const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
+      const extra = request.fieldsFor?.(target.backend.settings.type);
+      const chat = extra === undefined ? request.body : { ...request.body, ...extra };
+      const body = bodyWithModel(chat, extra === undefined ? request.raw : undefined, target.model, request.slim);
       const headers = routeHeaders(
         target,
         reason,
@@ -53,7 +60,7 @@ export function chatJob(request: ChatRequest): DispatchJob {
         request.prices,
       );
       const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
-      const parsed = { body: request.body, model: target.model };
+      const parsed = { body: chat, model: target.model };
       attempt.call = target.backend.backend.chat(body, request.requestId, attempt, parsed);
       return attempt;
     },

@@ -1,8 +1,9 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { OutgoingHttpHeaders } from "node:http";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
+import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { isBackendFault } from "./failure.ts";
 
@@ -18,7 +19,7 @@ export class EmbeddingsAttempt implements Attempt {
     call: EmbeddingsCall,
     requestId: string,
     headers: OutgoingHttpHeaders,
-    res: ServerResponse,
+    res: AnswerWriter,
   ) {
     this.done = this.#run(state, call, requestId, headers, res);
   }
@@ -32,7 +33,7 @@ export class EmbeddingsAttempt implements Attempt {
     call: EmbeddingsCall,
     requestId: string,
     headers: OutgoingHttpHeaders,
-    res: ServerResponse,
+    res: AnswerWriter,
   ): Promise<AttemptResult> {
     const signal = this.#controller.signal;
     try {

@@ -16,7 +16,8 @@ export interface EmbeddingsRequest {
   requestedModel: string;
   priority: Priority;
   body: Record<string, unknown>;
-  raw: Buffer;
+  /** The client's bytes; none when an inbound adapter built the body from another API's request. */
+  raw: Buffer | undefined;
   /** Set when the input's long texts stayed in the parse worker (see JsonBody). */
   slim?: JsonBody["slim"];
   input: EmbeddingText | EmbeddingText[];
@@ -65,9 +66,10 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
 /** The input value as JSON: its bytes in the client's body when its texts stayed in the parse worker. */
 function inputJson(request: EmbeddingsRequest): string | Buffer {
   const range = request.slim?.inputRange;
-  if (range !== undefined) return request.raw.subarray(range[0], range[1]);
+  const raw = request.raw;
+  if (raw === undefined) return JSON.stringify(request.input);
+  if (range !== undefined) return raw.subarray(range[0], range[1]);
   // Not expected for a slim body (the worker finds "input" in any valid one); correct, at the cost of parsing here.
-  if (request.slim !== undefined)
-    return JSON.stringify((JSON.parse(request.raw.toString("utf8")) as { input: unknown }).input);
+  if (request.slim !== undefined) return JSON.stringify((JSON.parse(raw.toString("utf8")) as { input: unknown }).input);
   return JSON.stringify(request.input);
 }

@@ -7,6 +7,7 @@ import type { RequestFacts } from "../request/facts.ts";
 import type { QualityTracker } from "../routing/quality.ts";
 import type { RouteDecision, RouteReason, Target } from "../routing/types.ts";
 import type { Endpoint, EventBus, Priority } from "../telemetry/events.ts";
+import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, describeFailure } from "./failure.ts";
 import { type DispatchOutcome, DONE, refused } from "./outcome.ts";
@@ -48,8 +49,9 @@ export interface DispatchJob {
   /**
    * Starts one attempt on `target`: the endpoint's single seam into the backend (where a backend type's request,
    * response and stream transforms apply). May throw an ApiError (the client's fault, e.g. a body it cannot forward).
+   * The attempt writes its answer (in OpenAI's format) to `writer`.
    */
-  attempt(target: Target<BackendState>, reason: RouteReason, res: ServerResponse): Attempt;
+  attempt(target: Target<BackendState>, reason: RouteReason, writer: AnswerWriter): Attempt;
 }
 
 export interface PipelineOptions {
@@ -103,21 +105,30 @@ export class DispatchPipeline {
     });
   }
 
-  run(job: DispatchJob, decision: Dispatchable, res: ServerResponse): Promise<DispatchOutcome> {
+  /**
+   * Runs `job` for the client of `res`; the answer is written to `writer` (the response itself, or an inbound
+   * adapter's writer that translates it into its API's format).
+   */
+  run(
+    job: DispatchJob,
+    decision: Dispatchable,
+    res: ServerResponse,
+    writer: AnswerWriter = res,
+  ): Promise<DispatchOutcome> {
     const flight: InFlight = { gone: false, cut: false, attempt: undefined, leaveQueue: undefined };
     // Past the shutdown grace period: a stream ends with an error event and [DONE], anything else gets a 503.
     const cut = () => {
-      if (res.writableEnded || res.destroyed) return;
+      if (writer.writableEnded || writer.destroyed) return;
       this.#shutdown.countCut();
       flight.gone = true;
       flight.cut = true;
       flight.attempt?.abort();
       flight.leaveQueue?.("shutdown");
-      if (res.headersSent) res.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
+      if (writer.headersSent) writer.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
     };
     return this.#shutdown.guard(async () => {
-      const outcome = await this.#run(job, decision, res, flight);
-      return flight.cut && !res.headersSent ? refused(shuttingDown()) : outcome;
+      const outcome = await this.#run(job, decision, res, writer, flight);
+      return flight.cut && !writer.headersSent ? refused(shuttingDown()) : outcome;
     }, cut);
   }
 
@@ -125,6 +136,7 @@ export class DispatchPipeline {
     job: DispatchJob,
     decision: Dispatchable,
     res: ServerResponse,
+    writer: AnswerWriter,
     flight: InFlight,
   ): Promise<DispatchOutcome> {
     res.once("close", () => {
@@ -158,12 +170,12 @@ export class DispatchPipeline {
       // A failover target may have filled up (or lost its half-open trial) since routing: it is skipped.
       if (target !== held && !this.#acquire(target)) continue;
       held = undefined;
-      const result = await this.#attempt(job, target, made, made > 0 ? "failover" : reason, res, flight);
+      const result = await this.#attempt(job, target, made, made > 0 ? "failover" : reason, writer, flight);
       made++;
       if (result.kind === "done" || result.kind === "refused") return result;
       failures.push(result);
     }
-    if (flight.gone || res.headersSent) return DONE;
+    if (flight.gone || writer.headersSent) return DONE;
     if (failures.length > 0) return { kind: "failed", failures };
     // Every target filled up between routing and the attempt: as if routing had found them full.
     const fresh = job.route();
@@ -192,7 +204,7 @@ export class DispatchPipeline {
     target: Target<BackendState>,
     index: number,
     reason: RouteReason,
-    res: ServerResponse,
+    writer: AnswerWriter,
     flight: InFlight,
   ): Promise<Settled | AttemptFailure> {
     const { events, registry, logger } = this.#options;
@@ -219,13 +231,13 @@ export class DispatchPipeline {
     let attempt: Attempt | undefined;
     try {
       events.emit({ type: "attempt_started", ...scope });
-      attempt = job.attempt(target, reason, res);
+      attempt = job.attempt(target, reason, writer);
       flight.attempt = attempt;
       result = await attempt.done;
     } catch (error) {
       this.#giveBack(target);
       if (!(error instanceof ApiError)) throw error;
-      return res.headersSent ? DONE : refused(error);
+      return writer.headersSent ? DONE : refused(error);
     } finally {
       flight.attempt = undefined;
     }

@@ -5,18 +5,24 @@ import type { FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import { attemptsFailedAnswer } from "../dispatch/failure.ts";
 import type { DispatchOutcome } from "../dispatch/outcome.ts";
-import { ApiError } from "../request/errors.ts";
+import { ApiError, type ErrorEnvelope, openAiEnvelope } from "../request/errors.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-/** Sends an ApiError in the envelope, with the request id. */
-export function sendError(reply: FastifyReply, error: ApiError, headers: Record<string, string> = {}): void {
+/** Sends an ApiError in the envelope (OpenAI's, or the inbound API's), with the request id. */
+export function sendError(
+  reply: FastifyReply,
+  error: ApiError,
+  headers: Record<string, string> = {},
+  envelope: ErrorEnvelope = openAiEnvelope,
+): void {
+  const { status, body } = envelope(error);
   reply
-    .code(error.statusCode)
+    .code(status)
     .header("x-request-id", String(reply.request.id))
     .headers(headers)
     .type(JSON_TYPE)
-    .send(JSON.stringify(error.body()));
+    .send(JSON.stringify(body));
 }
 
 /** Writes an ApiError on a raw (hijacked) response. */
@@ -25,9 +31,11 @@ export function sendRawError(
   error: ApiError,
   requestId: string,
   headers: Record<string, string> = {},
+  envelope: ErrorEnvelope = openAiEnvelope,
 ): void {
-  const payload = JSON.stringify(error.body());
-  res.writeHead(error.statusCode, {
+  const { status, body } = envelope(error);
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
     ...headers,
     "content-type": JSON_TYPE,
     "content-length": Buffer.byteLength(payload),
@@ -41,12 +49,31 @@ export function sendJson(reply: FastifyReply, body: unknown, status = 200): void
   reply.code(status).header("x-request-id", String(reply.request.id)).type(JSON_TYPE).send(JSON.stringify(body));
 }
 
-/** Answers what the pipeline did not: a refusal in the envelope, failed attempts as a 502/504 (or the 429 relayed). */
-function answerOutcome(outcome: DispatchOutcome, res: ServerResponse, requestId: string): void {
+/**
+ * Answers what the pipeline did not: a refusal in the envelope, failed attempts as a 502/504 (or the 429 relayed: as
+ * it is to OpenAI clients, in its own envelope to another API's).
+ */
+function answerOutcome(
+  outcome: DispatchOutcome,
+  res: ServerResponse,
+  requestId: string,
+  envelope: ErrorEnvelope,
+): void {
   if (outcome.kind === "done" || res.headersSent || res.destroyed) return;
-  if (outcome.kind === "refused") return sendRawError(res, outcome.error, requestId, outcome.headers);
+  if (outcome.kind === "refused") {
+    sendRawError(res, outcome.error, requestId, outcome.headers, envelope);
+    return;
+  }
   const answer = attemptsFailedAnswer(outcome.failures);
-  if (answer instanceof ApiError) return sendRawError(res, answer, requestId);
+  if (answer instanceof ApiError) {
+    sendRawError(res, answer, requestId, {}, envelope);
+    return;
+  }
+  if (envelope !== openAiEnvelope) {
+    const limited = new ApiError(429, "Every backend is rate limited; retry later", "rate_limit_error", "rate_limited");
+    sendRawError(res, limited, requestId, {}, envelope);
+    return;
+  }
   res.writeHead(answer.status, {
     "content-type": answer.contentType,
     "content-length": answer.body.length,
@@ -65,13 +92,14 @@ export async function answerDispatch(
   res: ServerResponse,
   requestId: string,
   logger: Logger,
+  envelope: ErrorEnvelope = openAiEnvelope,
 ): Promise<void> {
   try {
-    answerOutcome(await run, res, requestId);
+    answerOutcome(await run, res, requestId, envelope);
   } catch (error) {
     logger.error({ err: error, requestId }, "dispatch failed");
     if (!res.headersSent)
-      sendRawError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId);
+      sendRawError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId, {}, envelope);
     else res.destroy();
   }
 }

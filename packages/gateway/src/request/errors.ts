@@ -42,3 +42,11 @@ export const bodyTooLarge = (limit: number) =>
     "invalid_request_error",
     "request_too_large",
   );
+
+/**
+ * How an inbound API writes an ApiError: the status and the body in its own envelope. OpenAI's (`ApiError.body()`,
+ * same status) unless an inbound adapter gives its own (Anthropic's, Ollama's...).
+ */
+export type ErrorEnvelope = (error: ApiError) => { status: number; body: unknown };
+
+export const openAiEnvelope: ErrorEnvelope = (error) => ({ status: error.statusCode, body: error.body() });
