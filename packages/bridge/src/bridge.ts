@@ -6,6 +6,8 @@ import type { Logger } from "pino";
 import type { BridgeConfig } from "./config/types.ts";
 import type { MessageSink, RouteResult } from "./core/account.ts";
 import type { Membership } from "./core/connection.ts";
+import { FileRelay } from "./core/files/file-relay.ts";
+import { fileRelaySettings } from "./core/files/settings.ts";
 import { replayQueues } from "./core/queue-replay.ts";
 import { Router } from "./core/router.ts";
 import { NO_STATE, type StateStore } from "./core/state-store.ts";
@@ -27,6 +29,7 @@ export class Bridge {
   readonly #logger: Logger;
   readonly #state: StateStore;
   readonly #status: StatusService | undefined;
+  readonly #files: FileRelay;
   #started: SupervisedAccount[] = [];
   /** False once a stop began: what accounts receive then is not routed (the queues are draining). */
   #accepting = true;
@@ -77,7 +80,9 @@ export class Bridge {
         }),
       );
     }
-    this.router = new Router(config, this.accounts, { logger: this.#logger, debug, observer, state });
+    this.#files = new FileRelay(fileRelaySettings(config.general), this.#logger);
+    const files = this.#files;
+    this.router = new Router(config, this.accounts, { logger: this.#logger, debug, observer, state, files });
   }
 
   /**
@@ -156,6 +161,7 @@ export class Bridge {
     await this.#status?.close();
     this.#logRefused();
     this.#state.close();
+    this.#files.close();
   }
 
   #refuse(): RouteResult {

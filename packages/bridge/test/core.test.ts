@@ -14,7 +14,7 @@ import { emptyMessage, type Message } from "../src/message.ts";
 
 class FakeAccount implements Account {
   readonly protocol = "fake";
-  readonly capabilities = { userTyping: true, notices: false };
+  readonly capabilities = { userTyping: true, notices: false, uploads: false };
   readonly delivered: Delivery[] = [];
   #next = 0;
   constructor(

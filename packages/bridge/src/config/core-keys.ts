@@ -63,6 +63,29 @@ export const GENERAL_ONLY_KEYS = {
     default: "",
     description: 'where GET /health and GET /metrics are served, "host:port" (port 0: any free port); off when empty',
   }),
+  // Files (core/files/), Matterbridge's [general] keys and defaults.
+  MediaDownloadSize: key.integer({
+    default: 1_000_000,
+    min: 0,
+    max: 2 ** 40,
+    description: "bytes: larger files are not downloaded nor relayed (their link still is)",
+  }),
+  MediaDownloadBlackList: key.strings({
+    default: [],
+    description: "regexes on file names: matching files are not downloaded nor relayed (their link still is)",
+  }),
+  MediaServerUpload: key.string({
+    default: "",
+    description: "base URL files are PUT to (<url>/<sha>/<name>); destinations then get MediaServerDownload links",
+  }),
+  MediaDownloadPath: key.string({
+    default: "",
+    description: "folder files are written below (<path>/<sha>/<name>) when MediaServerUpload is not set",
+  }),
+  MediaServerDownload: key.string({
+    default: "",
+    description: "base URL of the stored files, as linked to destinations (<url>/<sha>/<name>)",
+  }),
 } as const;
 
 export type GeneralOnlySettings = SettingsOf<typeof GENERAL_ONLY_KEYS>;

@@ -4,6 +4,7 @@ import { parse, TomlError } from "smol-toml";
 import type { ProtocolRegistry } from "./descriptor.ts";
 import { applyEnvOverlay } from "./env-overlay.ts";
 import { ConfigError } from "./errors.ts";
+import { checkMediaKeys } from "./media-keys.ts";
 import { lowerKeys, type Table } from "./table.ts";
 import type { BridgeConfig } from "./types.ts";
 import { validateConfig } from "./validate.ts";
@@ -48,5 +49,5 @@ export function loadConfig(path: string, options: LoadOptions): BridgeConfig {
 export function configFromText(text: string, path: string, options: LoadOptions): BridgeConfig {
   const raw = parseToml(text, path);
   applyEnvOverlay(raw, options.env ?? process.env, options.protocols);
-  return validateConfig(raw, { path, protocols: options.protocols });
+  return checkMediaKeys(validateConfig(raw, { path, protocols: options.protocols }));
 }

@@ -1,12 +1,21 @@
 // What the router sees of an account: an identity, capabilities, and a send that feeds the account's outbound queues.
 // Protocols implement a Connection (core/connection.ts) instead; the core wraps it (core/supervised-account.ts).
 import type { Message } from "../message.ts";
+import type { FileRequest } from "./files/download.ts";
+import type { FileInfo } from "./files/file-info.ts";
+import type { PreparedFiles } from "./files/file-relay.ts";
+import type { LocalFile } from "./files/local-file.ts";
 
 export interface Capabilities {
   /** Whether the platform shows `user_typing` events (Matterbridge: slack, discord). */
   userTyping: boolean;
   /** Whether the platform shows `notice_irc` events (Matterbridge delivers them to IRC destinations only). */
   notices: boolean;
+  /**
+   * Whether the account sends files as native uploads (`Delivery.uploads`); otherwise it shows them as links, one
+   * line per `Extra.file` entry with a URL (accounts/file-lines.ts).
+   */
+  uploads: boolean;
 }
 
 /** One message for one destination channel; `message` is that destination's own copy. */
@@ -17,6 +26,13 @@ export interface Delivery {
   gateway: string;
   /** [gateway.<dir>.options] of the destination entry. */
   options: Readonly<Record<string, unknown>>;
+  /**
+   * Files to upload with this message, on disk (only for an account with the `uploads` capability, only for a new
+   * message). The message's `Extra.file` then lists only the files to show as links. Read them during the send.
+   */
+  uploads?: readonly LocalFile[];
+  /** The core's: the message's files while they are fetched (the account's queue waits for them). */
+  files?: PreparedFiles;
 }
 
 /**
@@ -54,4 +70,6 @@ export interface Account {
    * is still being sent); it resolves false when the message is to be skipped. Never throws.
    */
   send(delivery: Delivery, ready?: Promise<boolean>): SendResult;
+  /** Where the bytes of a file this account received are, with its credentials (undefined: it cannot fetch it). */
+  fileRequest?(file: FileInfo): FileRequest | undefined | Promise<FileRequest | undefined>;
 }

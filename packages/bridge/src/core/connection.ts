@@ -6,6 +6,8 @@ import type { Logger } from "pino";
 import type { Direction } from "../config/direction.ts";
 import type { Message } from "../message.ts";
 import type { Delivery, RouteResult, SendResult } from "./account.ts";
+import type { FileRequest } from "./files/download.ts";
+import type { FileInfo } from "./files/file-info.ts";
 import type { UnreadLog } from "./state-store.ts";
 
 /** One channel of the account on one gateway, as the config says. */
@@ -99,6 +101,12 @@ export interface Connection {
    * reads, until `disconnect()`.
    */
   stopAccepting?(retryAfterSeconds: number): void;
+  /**
+   * Optional, for a protocol that puts its attachments in `Extra.file`: where the bytes of one of them are (the URL
+   * and the headers the account's credentials need, e.g. a bot token), from the entry it made (its NativeID, URL).
+   * The core downloads it, bounded (core/files/); undefined when it cannot be fetched (the file stays a link).
+   */
+  fileRequest?(file: FileInfo): FileRequest | undefined | Promise<FileRequest | undefined>;
   /** Closes everything this connection holds; called before each reconnect and at stop. Must be idempotent. */
   disconnect(): Promise<void>;
 }

@@ -6,6 +6,8 @@ import { Events, type Message, PARENT_NOT_FOUND } from "../message.ts";
 import { timestampNow } from "../timestamp.ts";
 import type { Account, Delivery, MessageSink, RouteResult } from "./account.ts";
 import { cleanNick } from "./clean-nick.ts";
+import { filesOf, withFiles } from "./files/file-info.ts";
+import type { FileRelay, PreparedFiles } from "./files/file-relay.ts";
 import { destinationAccepts, destinationNick, INTERNAL_EVENTS, isIgnored, rewriteAtSource } from "./filters.ts";
 import { type CopyId, cacheKey, MessageIdCache } from "./id-cache.ts";
 import { formatNick } from "./nick-format.ts";
@@ -35,6 +37,8 @@ export interface RouterOptions {
   observer?: RelayObserver;
   /** Where the id map and the queued messages are kept across restarts (none by default). */
   state?: StateStore;
+  /** Fetches the files of received messages for their destinations (none: files are relayed as links). */
+  files?: FileRelay;
 }
 
 /** A destination channel of a gateway, as the replay of queued messages (core/queue-replay.ts) needs it. */
@@ -53,12 +57,14 @@ export class Router implements MessageSink {
   readonly #debug: boolean;
   readonly #observer: RelayObserver;
   readonly #state: StateStore;
+  readonly #files: FileRelay | undefined;
 
   constructor(config: BridgeConfig, accounts: ReadonlyMap<string, Account>, options: RouterOptions) {
     this.#logger = options.logger;
     this.#debug = options.debug ?? false;
     this.#observer = options.observer ?? UNOBSERVED;
     this.#state = options.state ?? NO_STATE;
+    this.#files = options.files;
     for (const [id, account] of config.accounts) this.#rules.set(id, compileRules(account.settings));
     for (const gateway of config.gateways) {
       const routed: RoutedGateway = {
@@ -113,21 +119,30 @@ export class Router implements MessageSink {
     const onlyGateway = message.gateway === "" ? undefined : message.gateway;
     // One transaction for all the copies of a message: they are all kept, or (a crash before the commit, so before
     // the sender was answered) none.
+    // The files are fetched once for all the gateways and destinations, when the first one needs them.
+    const files = new MessageFiles(this.#files, source, message);
     const deliveries = this.#state.atomically(() => {
       let count = 0;
       for (const gateway of this.#gatewaysOf.get(source.id) ?? []) {
         if (onlyGateway !== undefined && gateway.name !== onlyGateway) continue;
-        count += this.#routeInGateway(gateway, source, message, rules);
+        count += this.#routeInGateway(gateway, source, message, rules, files);
       }
       return count;
     });
+    files.release();
     if (this.#debug) {
       this.#logger.debug({ account: source.id, gateway: onlyGateway, deliveries }, "message routed");
     }
     return deliveries > 0 ? { deliveries } : { deliveries, dropped: "no-route" };
   }
 
-  #routeInGateway(gateway: RoutedGateway, source: Account, message: Message, rules: AccountRules): number {
+  #routeInGateway(
+    gateway: RoutedGateway,
+    source: Account,
+    message: Message,
+    rules: AccountRules,
+    files: MessageFiles,
+  ): number {
     const from = gateway.endpoints.find((e) => e.account === source && e.config.channel === message.channel);
     if (!from?.receives) return 0;
     this.#observer.received(source.id, gateway.name);
@@ -164,6 +179,9 @@ export class Router implements MessageSink {
         id: original?.id ?? "",
         parent_id: typeof parent === "string" ? parent : "",
       };
+      // An edit carries its new text only: the files stay as the first message relayed them.
+      if (known !== undefined && copy.Extra !== null) copy.Extra = withFiles(copy.Extra, []);
+      const prepared = known === undefined ? files.prepared() : undefined;
       // An edit, delete or reply whose original is still on its way waits in the queue for the original's id
       // rather than going out as a new message (both are in the same destination queue, so it is not long).
       const waits: Promise<void>[] = [];
@@ -187,9 +205,15 @@ export class Router implements MessageSink {
         channel: to.config.channel,
         gateway: gateway.name,
         options: to.config.options,
+        ...(prepared === undefined ? {} : { files: prepared }),
       };
       deliveries++;
+      prepared?.hold();
       const result = this.#send(to.account, delivery, ready);
+      if (prepared !== undefined) {
+        if (typeof result === "string") prepared.release();
+        else result.then(() => prepared.release());
+      }
       if (typeof result === "string") {
         if (result !== "") copies.push({ account: to.account.id, channel: to.config.channel, id: result });
       } else {
@@ -279,5 +303,36 @@ export class Router implements MessageSink {
       this.#logger.error({ account: account.id, err: error }, "send failed");
       return "";
     }
+  }
+}
+
+/** A received message's files, fetched at most once, when a destination first asks for them. */
+class MessageFiles {
+  readonly #relay: FileRelay | undefined;
+  readonly #source: Account;
+  readonly #message: Message;
+  #prepared: PreparedFiles | undefined;
+  #asked = false;
+
+  constructor(relay: FileRelay | undefined, source: Account, message: Message) {
+    this.#relay = relay;
+    this.#source = source;
+    this.#message = message;
+  }
+
+  /** The files being fetched; undefined when the message has none (or nothing fetches files). */
+  prepared(): PreparedFiles | undefined {
+    if (!this.#asked) {
+      this.#asked = true;
+      const relay = this.#relay;
+      const list = relay === undefined || this.#message.event === Events.msgDelete ? [] : filesOf(this.#message);
+      if (relay !== undefined && list.length > 0) this.#prepared = relay.prepare(this.#source, list);
+    }
+    return this.#prepared;
+  }
+
+  /** The router's own hold: released once every destination got its own. */
+  release(): void {
+    this.#prepared?.release();
   }
 }

@@ -6,6 +6,9 @@ import type { Message } from "../message.ts";
 import type { Account, Capabilities, Delivery, MessageSink, SendResult } from "./account.ts";
 import { type Clock, type Delay, delay, systemClock } from "./clock.ts";
 import type { Connection, ConnectionContext, JoinRequest, Membership } from "./connection.ts";
+import type { FileRequest } from "./files/download.ts";
+import { type FileInfo, withFiles } from "./files/file-info.ts";
+import type { PreparedFiles } from "./files/file-relay.ts";
 import type { RelayObserver } from "./observer.ts";
 import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueueObserver, type QueuePolicy } from "./outbound-queue.ts";
 import { Pacer } from "./pacer.ts";
@@ -62,6 +65,7 @@ export class SupervisedAccount implements Account {
   readonly #logger: Logger;
   readonly #tuning: CoreTuning;
   readonly #queueObserver: QueueObserver | undefined;
+  readonly #observer: RelayObserver | undefined;
   /** Where what a stop leaves queued is kept for the next start, for its log line. */
   readonly #keptIn: string;
   /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
@@ -71,7 +75,7 @@ export class SupervisedAccount implements Account {
     this.id = config.id;
     this.protocol = config.protocol;
     this.name = config.name;
-    this.capabilities = { userTyping: false, notices: false, ...config.descriptor.capabilities };
+    this.capabilities = { userTyping: false, notices: false, uploads: false, ...config.descriptor.capabilities };
     const tuning: CoreTuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.#tuning = tuning;
     const statePath = options.state?.path;
@@ -81,6 +85,7 @@ export class SupervisedAccount implements Account {
     this.#queuePolicy = { ...tuning.queue, capacity: config.settings.MessageQueue };
     const sink = options.sink;
     const observer = options.observer;
+    this.#observer = observer;
     this.#queueObserver = observer && {
       sent: (delivery, elapsedMs) => observer.sent(this.id, delivery.gateway, elapsedMs),
       rateLimited: (delivery) => observer.rateLimited(this.id, delivery.gateway),
@@ -131,13 +136,33 @@ export class SupervisedAccount implements Account {
         clock: this.#tuning.clock,
         random: this.#tuning.random,
         pacer: this.#pacer,
-        send: (d) => this.connection.send(d),
+        send: (d) => (d.files === undefined ? this.connection.send(d) : this.#sendWithFiles(d, d.files)),
         isUp: () => this.supervisor.isUp,
         observer: this.#queueObserver,
       });
       this.#queues.set(delivery.channel, queue);
     }
     return queue.enqueue(delivery, ready);
+  }
+
+  fileRequest(file: FileInfo): FileRequest | undefined | Promise<FileRequest | undefined> {
+    return this.connection.fileRequest?.(file);
+  }
+
+  /**
+   * Once the message's files are fetched: an account that uploads gets the local copies of a new message's files
+   * as `uploads` (and only the other files in Extra.file, as links); every account gets the media server's links.
+   */
+  async #sendWithFiles(delivery: Delivery, prepared: PreparedFiles): Promise<string> {
+    const relayed = await prepared.ready;
+    const upload = this.capabilities.uploads && delivery.message.id === "";
+    const uploads = upload ? relayed.flatMap((file) => (file.local ? [file.local] : [])) : [];
+    const linked = relayed.filter((file) => !upload || file.local === undefined).map((file) => file.info);
+    const message = { ...delivery.message, Extra: withFiles(delivery.message.Extra, linked) };
+    const id = await this.connection.send({ ...delivery, message, uploads, files: undefined });
+    const bytes = uploads.reduce((total, file) => total + file.size, 0);
+    if (bytes > 0) this.#observer?.fileBytes(this.id, delivery.gateway, bytes);
+    return id;
   }
 
   async #pace(): Promise<void> {

@@ -1,0 +1,62 @@
+// Matterbridge's media server: each file stored once, under `<first 8 hex digits of its SHA-1>/<name>`, either
+// PUT to MediaServerUpload or written below MediaDownloadPath, and linked as `MediaServerDownload/<sha>/<name>`.
+// The name is Matterbridge's: every run of characters other than [a-zA-Z0-9] in it becomes "_", the extension kept
+// (here only when it is a plain one, so no path or odd character can come from another platform).
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { request } from "undici";
+
+export interface MediaServerSettings {
+  /** Base URL files are PUT to ("" = write them below `downloadPath` instead). */
+  upload: string;
+  /** Folder files are written below, when `upload` is "". */
+  downloadPath: string;
+  /** Base URL they are linked from. */
+  download: string;
+}
+
+const UPLOAD_TIMEOUT_MS = 30_000;
+
+/** Matterbridge's file name on the media server. */
+export function mediaServerName(name: string): string {
+  const dot = name.lastIndexOf(".");
+  const rawExt = dot > 0 ? name.slice(dot) : "";
+  const ext = /^\.[A-Za-z0-9]{1,16}$/.test(rawExt) ? rawExt : "";
+  const stem = (rawExt === "" ? name : name.slice(0, dot)).replace(/[^a-zA-Z0-9]+/g, "_");
+  return `${stem === "" ? "file" : stem}${ext}`;
+}
+
+/** The first 8 hex digits of the SHA-1 of the file at `path` (Matterbridge's folder name). */
+export async function shortSha1(path: string): Promise<string> {
+  const hash = createHash("sha1");
+  await pipeline(createReadStream(path), hash);
+  return hash.digest("hex").slice(0, 8);
+}
+
+/** Stores the file at `path` as `name`; resolves with its SHA and its link. */
+export async function storeOnMediaServer(
+  path: string,
+  name: string,
+  settings: MediaServerSettings,
+): Promise<{ sha: string; url: string }> {
+  const sha = await shortSha1(path);
+  const safeName = mediaServerName(name);
+  if (settings.upload !== "") {
+    const response = await request(`${settings.upload.replace(/\/+$/, "")}/${sha}/${encodeURIComponent(safeName)}`, {
+      method: "PUT",
+      headers: { "content-type": "binary/octet-stream" },
+      body: createReadStream(path),
+      signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+    });
+    await response.body.dump();
+    if (response.statusCode >= 300) throw new Error(`MediaServerUpload answered HTTP ${response.statusCode}`);
+  } else {
+    const folder = join(settings.downloadPath, sha);
+    await mkdir(folder, { recursive: true });
+    await copyFile(path, join(folder, safeName));
+  }
+  return { sha, url: `${settings.download.replace(/\/+$/, "")}/${sha}/${safeName}` };
+}
