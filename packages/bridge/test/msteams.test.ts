@@ -232,6 +232,22 @@ describe("msteams account with the Teams simulator", () => {
     await posted(channels.random, html("[msteams] &lt;Ana&gt; said while the bridge was stopped"));
   });
 
+  it("when Microsoft revokes the session while running, asks for a new sign-in and goes on", async () => {
+    const logFrom = bridge.process.output.length;
+    teams.identity.revokeRefreshTokens();
+    teams.identity.expireAccessTokens();
+    await waitUntil(
+      () => codes.length === 2 && bridge.process.output.slice(logFrom).includes(`enter the code ${codes[1]}`),
+      {
+        timeoutMs: WAIT_MS,
+        what: "a new device code in the log",
+      },
+    );
+    const streamFrom = stream.items.length;
+    ana.say(channels.general, html("after signing in again"));
+    await apiMessage((m) => m.text === "after signing in again", streamFrom);
+  });
+
   it("made no request the simulator does not know", () => {
     assert.deepEqual(teams.unhandled, []);
   });

@@ -239,6 +239,24 @@ describe("nctalk account settings", () => {
     );
   });
 
+  it("connects to a self-signed server with SkipTLSVerify, and refuses its certificate without it", async () => {
+    const talk = await startTalkSimulator(teardown, { tls: true });
+    const bot = talk.createBot("bridgebot", "bot-app-password");
+    const ana = talk.createUser("ana");
+    const rooms = { general: talk.createRoom("General", [ana, bot]), random: talk.createRoom("Random", [ana, bot]) };
+    const secure = bridgeConfig(talk, rooms, "SkipTLSVerify = true");
+    const bridge = await startBridgeProcess(secure, teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+    ana.say(rooms.general, "over tls");
+    await stream.waitFor((m) => m.text === "over tls", { timeoutMs: WAIT_MS, what: "the message over TLS" });
+    const strict = await startBridgeProcess(secure.replace("SkipTLSVerify = true", ""), teardown);
+    await waitUntil(() => /nctalk\.cloud cannot connect.*SkipTLSVerify/.test(strict.process.output), {
+      timeoutMs: WAIT_MS,
+      what: "the certificate refused with a hint",
+    });
+  });
+
   it("logs a conversation it cannot read and still relays the others", async () => {
     const talk = await startTalkSimulator(teardown);
     const bot = talk.createBot("bridgebot", "bot-app-password");

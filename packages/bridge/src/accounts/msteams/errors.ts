@@ -25,6 +25,9 @@ export function retryAfterMs(error: GraphError): number {
 export function describeGraph(error: unknown): string {
   if (isGraphError(error))
     return `${error.statusCode} ${error.code ?? ""} ${error.message}`.replace(/\s+/g, " ").trim();
+  // The client wraps an error without an answer (fetch failed, a refused refresh) in a GraphError with no message:
+  // what happened is in its body.
+  if (error instanceof GraphError && typeof error.body === "string" && error.body !== "") return error.body;
   return error instanceof Error ? error.message : String(error);
 }
 

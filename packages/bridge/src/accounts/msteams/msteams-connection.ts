@@ -19,7 +19,7 @@ import { OwnPosts } from "../own-posts.ts";
 import { ChannelPoller } from "./channel-poller.ts";
 import { describeGraph, isGraphError, isNetworkError, retryAfterMs, sendFailure } from "./errors.ts";
 import { bridgeId, parseBridgeId, TeamsGraph } from "./graph.ts";
-import { IdentityClient, OAuthError } from "./identity.ts";
+import { IdentityClient } from "./identity.ts";
 import { interpret } from "./inbound.ts";
 import type { MSTEAMS_KEYS } from "./keys.ts";
 import type { TeamsMessage } from "./message-shape.ts";
@@ -168,12 +168,8 @@ export class MsteamsConnection implements Connection {
       this.#schedule(graph, poller, this.#settings.PollInterval);
       return;
     }
-    if (error instanceof OAuthError) {
-      this.#context.failed(
-        new Error(`Microsoft no longer accepts the session (${error.message}); restart the bridge to sign in again`),
-      );
-      return;
-    }
+    // Anything else, a refresh the identity platform refused included (the Graph client wraps it): reconnect; the
+    // next connect refreshes or, when the session is gone, asks for a new sign-in.
     this.#context.disconnected(describe(error, `reading channel ${poller.channelId}`));
   }
 
@@ -239,11 +235,6 @@ export class MsteamsConnection implements Connection {
       return describe(error, "sending");
     }
     if (isGraphError(error, 401)) this.#session.invalidate();
-    if (error instanceof OAuthError) {
-      this.#context.failed(
-        new Error(`Microsoft no longer accepts the session (${error.message}); restart the bridge to sign in again`),
-      );
-    }
     return sendFailure(error);
   }
 
@@ -265,7 +256,7 @@ function idOfPosted(posted: unknown): string {
 /** An error whose message says what was being done; credentials never appear in it. */
 function describe(error: unknown, doing: string): Error {
   if (error instanceof AccountFailure) return error;
-  const reason = isGraphError(error) ? describeGraph(error) : error instanceof Error ? error.message : String(error);
+  const reason = describeGraph(error);
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
   return new Error(`${doing}: ${reason}${cause}`);
 }
