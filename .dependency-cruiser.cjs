@@ -8,19 +8,27 @@ const gatewayLayers = {
   request: [],
   threads: [],
   config: ["request"],
+  // The state store seam (keys, rate windows, spend, stored records): used by policy, access and http, below them all.
+  state: ["request", "config"],
   "telemetry/events.ts": ["request"],
   backends: ["request", "config", "threads"],
   discovery: [],
   fleet: ["request", "config", "threads", "backends", "telemetry/events.ts"],
   routing: ["request", "config", "threads", "backends", "fleet", "telemetry/events.ts"],
-  policy: ["request", "config", "threads", "backends", "fleet", "routing", "telemetry/events.ts"],
+  policy: ["request", "config", "threads", "state", "backends", "fleet", "routing", "telemetry/events.ts"],
+  // Virtual keys and their limits, decided through the state store.
+  access: ["request", "config", "state"],
   dispatch: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "telemetry/events.ts"],
   lifecycle: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "telemetry/events.ts"],
   telemetry: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "telemetry/events.ts"],
+  // Inbound adapters (Anthropic Messages, OpenAI Responses, Ollama's API): between http/ and dispatch/, never http/.
+  inbound: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "dispatch", "telemetry/events.ts"],
   dashboard: ["request", "config", "backends", "fleet", "routing", "policy", "telemetry"],
   http: [
     "request",
     "config",
+    "state",
+    "access",
     "threads",
     "backends",
     "fleet",
@@ -30,6 +38,7 @@ const gatewayLayers = {
     "lifecycle",
     "telemetry",
     "dashboard",
+    "inbound",
   ],
 };
 

@@ -9,6 +9,7 @@ import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkEr
 import { readJsonBody } from "./json-body.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
 import { trackRequests } from "./request-log.ts";
+import { registerAnthropicRoutes } from "./routes/anthropic.ts";
 import { registerChatRoute } from "./routes/chat.ts";
 import { registerDashboard } from "./routes/dashboard.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
@@ -98,6 +99,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   trackRequests(app, context.logger, context.events);
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
+  registerAnthropicRoutes(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);

@@ -86,6 +86,8 @@ export function toAnthropicRequest(request: ChatBody, defaultMaxTokens: number):
   if (stop && stop.length > 0) native.stop_sequences = stop;
   if (request["stream"] === true) native.stream = true;
   if (typeof request["user"] === "string") native.metadata = { user_id: request["user"] };
+  // Only an Anthropic Messages client's request carries it (inbound/anthropic), as Anthropic defines it.
+  if (request["thinking"] !== undefined && request["thinking"] !== null) native.thinking = request["thinking"];
   const tools = toolsOf(request);
   if (tools) {
     native.tools = tools;

@@ -39,6 +39,8 @@ export interface AnthropicRequest {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
+  /** Extended thinking, as an Anthropic client gave it. */
+  thinking?: unknown;
 }
 
 export interface AnthropicUsage {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { modelNotFound } from "../../dispatch/route-errors.ts";
+import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
+import { anthropicModel, anthropicModelList, type ListedModel } from "../../inbound/anthropic/models.ts";
 import { invalidRequest } from "../../request/errors.ts";
 import { statsBody } from "../../telemetry/stats.ts";
 import type { GatewayContext } from "../context.ts";
@@ -28,7 +30,12 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
     return data.sort((a, b) => compare(a["id"], b["id"]) || compare(a["owned_by"], b["owned_by"]));
   };
 
-  app.get("/v1/models", async (_request, reply) => {
+  // Anthropic's clients send anthropic-version: they get Anthropic's list shape (one page).
+  const listed = (): ListedModel[] =>
+    listModels().map((model) => ({ id: String(model["id"]), created: Number(model["created"]) }));
+
+  app.get("/v1/models", async (request, reply) => {
+    if (request.headers["anthropic-version"] !== undefined) return sendJson(reply, anthropicModelList(listed()));
     sendJson(reply, { object: "list", data: listModels() });
   });
 
@@ -37,8 +44,10 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
     // The router has already decoded the path once; decoding again would turn "%25" into a broken escape.
     const id = (request.params as { "*": string })["*"];
     const entry = listModels().find((model) => model.id === id);
+    const anthropic = request.headers["anthropic-version"] !== undefined;
+    if (entry && anthropic) return sendJson(reply, anthropicModel({ id, created: Number(entry["created"]) }));
     if (entry) return sendJson(reply, entry);
-    sendError(reply, modelNotFound(id, registry.healthyModelIds()));
+    sendError(reply, modelNotFound(id, registry.healthyModelIds()), {}, anthropic ? anthropicEnvelope : undefined);
   });
 
   app.get("/health", async (_request, reply) => {

@@ -1,0 +1,103 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { chatJob } from "../dispatch/chat.ts";
+import { modelNotFound, noAvailableBackend } from "../dispatch/route-errors.ts";
+import type { AnswerFormat } from "../inbound/translating-writer.ts";
+import { TranslatingWriter } from "../inbound/translating-writer.ts";
+import { countPromptTokens } from "../policy/tokens.ts";
+import type { ChatBody } from "../request/chat.ts";
+import { ApiError } from "../request/errors.ts";
+import { factsOf } from "../request/facts.ts";
+import { chatRequirements } from "../routing/requirements.ts";
+import type { RouteDecision } from "../routing/types.ts";
+import { setBudgetHeaders } from "./budget-headers.ts";
+import type { GatewayContext } from "./context.ts";
+import { routeControls } from "./route-controls.ts";
+import { answerDispatch, sendError } from "./send.ts";
+import { traceparentOf } from "./traceparent.ts";
+
+/** A chat request of another API, translated by its inbound adapter. */
+export interface InboundChat {
+  /** The model as the client named it ("" when it named none). */
+  model: string;
+  stream: boolean;
+  /** The pipeline's chat request, or why the request is refused. */
+  body: ChatBody | ApiError;
+  /** Fields only one backend type understands (see ChatRequest.fieldsFor). */
+  fieldsFor?: (backendType: string) => Record<string, unknown> | undefined;
+  /** How the answer and the errors are written in the inbound API's format. */
+  format: AnswerFormat;
+}
+
+/**
+ * Runs another API's chat request through the one pipeline, exactly as POST /v1/chat/completions: the same events,
+ * routing, queue, failover, budget and X-Gateway-* headers; only the body in and the answer out are the API's own.
+ */
+export async function dispatchInboundChat(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: GatewayContext,
+  inbound: InboundChat,
+): Promise<void> {
+  const { router, registry, events, pipeline } = context;
+  const envelope = inbound.format.envelope;
+  setBudgetHeaders(reply.raw, context.budget);
+  const controls = routeControls(request.headers);
+  const requested = inbound.model;
+  const requestId = String(request.id);
+  // The other APIs' routes are model requests too: their completion is an event (stats, metrics, history).
+  Object.assign(factsOf(request.raw), {
+    endpoint: "chat",
+    requestId,
+    model: requested,
+    stream: inbound.stream,
+    priority: controls.priority,
+  });
+  events.emit({
+    type: "request_received",
+    requestId,
+    traceparent: traceparentOf(request.headers),
+    endpoint: "chat",
+    requestedModel: requested,
+    stream: inbound.stream,
+    priority: controls.priority,
+  });
+  const body = inbound.body;
+  if (body instanceof ApiError) return sendError(reply, body, {}, envelope);
+  const requirements = chatRequirements(body);
+  const route = () => router.decide(requested, requirements, registry, controls);
+  const decision = route();
+  if (decision.outcome === "unknown_model") {
+    return sendError(reply, modelNotFound(requested, decision.available), {}, envelope);
+  }
+  if (decision.outcome === "unavailable") {
+    const { error, headers } = noAvailableBackend(requested, decision, "chat completions");
+    return sendError(reply, error, headers, envelope);
+  }
+  const estimatedTokens = mayUseCloud(decision) ? await countPromptTokens(body) : requirements.estimatedTokens;
+  reply.hijack();
+  const job = chatJob({
+    requestId,
+    facts: factsOf(request.raw),
+    requestedModel: requested,
+    priority: controls.priority,
+    body,
+    raw: undefined,
+    fieldsFor: inbound.fieldsFor,
+    stream: inbound.stream,
+    estimatedTokens,
+    maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+    prices: context.prices,
+    route,
+  });
+  const writer = new TranslatingWriter(reply.raw, inbound.format, requested, inbound.stream);
+  const dispatch = pipeline.run(job, decision, reply.raw, writer);
+  factsOf(request.raw).dispatch = dispatch;
+  await answerDispatch(dispatch, reply.raw, requestId, context.logger, envelope);
+}
+
+/** Whether a backend that may serve (now, or after waiting for a slot) is a cloud one. */
+function mayUseCloud(decision: RouteDecision): boolean {
+  const targets =
+    decision.outcome === "route" ? decision.targets : decision.outcome === "at_capacity" ? decision.blocked : [];
+  return targets.some((target) => target.backend.settings.kind === "cloud");
+}

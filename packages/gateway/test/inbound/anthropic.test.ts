@@ -1,0 +1,288 @@
+// Anthropic's Messages API served by the gateway, driven by the official @anthropic-ai/sdk, against an
+// OpenAI-speaking backend (translated both ways) and against an anthropic backend.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import Anthropic from "@anthropic-ai/sdk";
+import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI } from "@switchboard/testkit";
+import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
+import { assertCounted } from "./counts.ts";
+
+const weather = {
+  name: "get_weather",
+  description: "Weather for a city",
+  input_schema: { type: "object" as const, properties: { query: { type: "string" } }, required: ["query"] },
+};
+
+describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
+  let vllm: FakeLlmServer;
+  let claude: FakeLlmServer;
+  let client: Anthropic;
+  let url: string;
+  let calls = 0;
+  const closers = new Closers();
+
+  before(async () => {
+    vllm = await startFakeOpenAI({
+      models: [{ id: "llama3", capabilities: ["completion", "tools", "vision"] }],
+      chunks: 3,
+    });
+    claude = await startFakeAnthropic({ models: [{ id: "claude-haiku-4-5" }], apiKey: "sk-ant-1", chunks: 3 });
+    const gateway = await startTestGateway(
+      backendToml("gpu-box", vllm.url, "vllm") +
+        backendToml("claude", claude.url, "anthropic", 'api_key_env = "ANTHROPIC_KEY"'),
+      closers,
+      { ANTHROPIC_KEY: "sk-ant-1" },
+    );
+    url = gateway.url;
+    client = new Anthropic({ baseURL: gateway.url, apiKey: "client-key", maxRetries: 0 });
+  });
+  after(async () => {
+    await closers.closeAll();
+    await vllm.close();
+    await claude.close();
+  });
+
+  const lastSent = (server: FakeLlmServer, path: string) => server.requests.findLast((r) => r.path === path)!;
+
+  it("create: system, tools and max_tokens reach an OpenAI backend translated; the answer is a message", async () => {
+    calls++;
+    const { data, response } = await client.messages
+      .create({
+        model: "llama3",
+        max_tokens: 256,
+        system: [{ type: "text", text: "be brief" }],
+        messages: [{ role: "user", content: "Paris" }],
+        tools: [weather],
+        tool_choice: { type: "auto" },
+        stop_sequences: ["END"],
+        temperature: 0.3,
+        metadata: { user_id: "u-1" },
+      })
+      .withResponse();
+    assert.equal(data.type, "message");
+    assert.match(data.id, /^msg_/);
+    assert.equal(data.stop_reason, "tool_use");
+    const call = data.content.find((block) => block.type === "tool_use");
+    assert.ok(call && call.type === "tool_use");
+    assert.equal(call.name, "get_weather");
+    assert.deepEqual(call.input, { query: "Paris" });
+    assert.ok(data.usage.input_tokens > 0 && data.usage.output_tokens > 0);
+    assert.equal(response.headers.get("x-gateway-backend"), "gpu-box");
+    assert.equal(response.headers.get("x-gateway-route-reason"), "capability-match");
+    const sent = lastSent(vllm, "/v1/chat/completions").body as Record<string, unknown>;
+    assert.deepEqual(sent["messages"], [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "Paris" },
+    ]);
+    assert.equal(sent["max_tokens"], 256);
+    assert.deepEqual(sent["stop"], ["END"]);
+    assert.equal(sent["user"], "u-1");
+    assert.equal(sent["tool_choice"], "auto");
+    assert.deepEqual(sent["tools"], [
+      {
+        type: "function",
+        function: { name: "get_weather", parameters: weather.input_schema, description: "Weather for a city" },
+      },
+    ]);
+  });
+
+  it("a tool round trip: tool_use and tool_result become an assistant tool call and a tool message, in order", async () => {
+    calls++;
+    const data = await client.messages.create({
+      model: "llama3",
+      max_tokens: 100,
+      tools: [weather],
+      messages: [
+        { role: "user", content: "Paris" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "call_1", name: "get_weather", input: { query: "Paris" } }],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_1", content: [{ type: "text", text: "sunny" }] },
+            { type: "text", text: "and tomorrow?" },
+          ],
+        },
+      ],
+    });
+    const sent = lastSent(vllm, "/v1/chat/completions").body as { messages: unknown[] };
+    assert.deepEqual(sent.messages, [
+      { role: "user", content: "Paris" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"query":"Paris"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "sunny" },
+      { role: "user", content: [{ type: "text", text: "and tomorrow?" }] },
+    ]);
+    assert.equal(data.content[0]?.type, "tool_use", "the last user turn offers tools again: the fake calls one");
+  });
+
+  it("stream: the exact event sequence, text deltas joined by the SDK's accumulator, usage at the end", async () => {
+    calls++;
+    const stream = client.messages.stream({
+      model: "llama3",
+      max_tokens: 50,
+      messages: [{ role: "user", content: "ping" }],
+    });
+    const message = await stream.finalMessage();
+    assert.equal(message.content[0]?.type === "text" && message.content[0].text, "echo: ping");
+    assert.equal(message.stop_reason, "end_turn");
+    assert.ok(message.usage.output_tokens > 0);
+    // The raw sequence, as Claude Code reads it.
+    calls++;
+    const raw = await http(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({
+        model: "llama3",
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    assert.equal(raw.status, 200);
+    assert.match(String(raw.headers["content-type"]), /^text\/event-stream/);
+    assert.equal(raw.headers["x-gateway-backend"], "gpu-box");
+    const types = sseData(raw.text).map((data) => JSON.parse(data).type);
+    assert.deepEqual(
+      [...new Set(types)],
+      [
+        "message_start",
+        "content_block_start",
+        "ping",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+      ],
+    );
+    assert.equal(types.at(-1), "message_stop");
+    assert.equal(types.filter((type) => type === "content_block_delta").length, 3);
+    const sent = lastSent(vllm, "/v1/chat/completions").body as Record<string, unknown>;
+    assert.deepEqual(sent["stream_options"], { include_usage: true });
+  });
+
+  it("stream with a tool call: a tool_use block with input_json_delta pieces", async () => {
+    calls++;
+    const stream = client.messages.stream({
+      model: "llama3",
+      max_tokens: 50,
+      tools: [weather],
+      messages: [{ role: "user", content: "Oslo" }],
+    });
+    const events: string[] = [];
+    stream.on("streamEvent", (event) => {
+      if (event.type === "content_block_delta") events.push(event.delta.type);
+    });
+    const message = await stream.finalMessage();
+    assert.equal(message.stop_reason, "tool_use");
+    const call = message.content[0];
+    assert.ok(call?.type === "tool_use");
+    assert.deepEqual(call.input, { query: "Oslo" });
+    assert.ok(events.length > 0 && events.every((type) => type === "input_json_delta"));
+  });
+
+  it("an anthropic backend: system, tools, tool results, max_tokens and thinking reach it", async () => {
+    calls++;
+    const data = await client.messages.create({
+      model: "claude-haiku-4-5",
+      max_tokens: 2048,
+      system: "you are terse",
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      tools: [weather],
+      messages: [
+        { role: "user", content: "Rome" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_9", name: "get_weather", input: { query: "Rome" } }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "rain" }] },
+      ],
+    });
+    assert.equal(data.content[0]?.type === "text" && data.content[0].text, "tool result: rain");
+    const sent = lastSent(claude, "/v1/messages");
+    const body = sent.body as Record<string, unknown>;
+    assert.equal(sent.headers["x-api-key"], "sk-ant-1", "the backend's key, never the client's");
+    assert.equal(body["system"], "you are terse");
+    assert.equal(body["max_tokens"], 2048);
+    assert.deepEqual(body["thinking"], { type: "enabled", budget_tokens: 1024 });
+    assert.deepEqual(body["messages"], [
+      { role: "user", content: [{ type: "text", text: "Rome" }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_9", name: "get_weather", input: { query: "Rome" } }],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "rain" }] },
+    ]);
+    // thinking never reaches an OpenAI backend
+    calls++;
+    await client.messages.create({
+      model: "llama3",
+      max_tokens: 2048,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      messages: [{ role: "user", content: "x" }],
+    });
+    assert.equal((lastSent(vllm, "/v1/chat/completions").body as Record<string, unknown>)["thinking"], undefined);
+  });
+
+  it("count_tokens counts locally; models.list answers in Anthropic's shape", async () => {
+    const count = await client.messages.countTokens({
+      model: "llama3",
+      system: "be brief",
+      messages: [{ role: "user", content: "hello there, how are you today?" }],
+    });
+    assert.ok(count.input_tokens > 5 && count.input_tokens < 40);
+    const models = [];
+    for await (const model of client.models.list()) models.push(model);
+    assert.deepEqual(models.map((model) => model.id).sort(), ["claude-haiku-4-5", "llama3"]);
+    assert.equal(models[0]?.type, "model");
+    const one = await client.models.retrieve("llama3");
+    assert.equal(one.id, "llama3");
+  });
+
+  it("errors in Anthropic's envelope: unknown model 404, missing max_tokens 400, no backend 503", async () => {
+    calls++;
+    await assert.rejects(
+      client.messages.create({ model: "nope", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.NotFoundError);
+        assert.equal((error.error as { error: { type: string } }).error.type, "not_found_error");
+        return true;
+      },
+    );
+    calls++;
+    const missing = await postJson(`${url}/v1/messages`, {
+      model: "llama3",
+      messages: [{ role: "user", content: "x" }],
+    });
+    assert.equal(missing.status, 400);
+    assert.deepEqual(Object.keys(missing.json()), ["type", "error"]);
+    assert.equal(missing.json().error.type, "invalid_request_error");
+    assert.match(missing.json().error.message, /max_tokens/);
+    calls++;
+    vllm.setFault({ kind: "status", status: 500, scope: "inference" });
+    try {
+      await assert.rejects(
+        client.messages.create({ model: "llama3", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
+        (error: unknown) => {
+          assert.ok(error instanceof Anthropic.APIError);
+          assert.equal(error.status, 502);
+          assert.equal((error.error as { error: { type: string } }).error.type, "api_error");
+          return true;
+        },
+      );
+    } finally {
+      vllm.setFault({ kind: "none" });
+    }
+  });
+
+  it("stats and metrics count every call", async () => {
+    await assertCounted(url, calls, "chat");
+  });
+});
