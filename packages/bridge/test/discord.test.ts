@@ -67,10 +67,13 @@ describe("discord account with the Discord simulator", () => {
 
   it("relays a Discord message to the api with the api's RemoteNickFormat, mentions and emoji readable", async () => {
     const said = alice.say("general", `hi <@${bob.id}> <:party:123456789> in <#${simulator.channel("random").id}>`, {
-      attachments: ["cat.png"],
+      files: [{ name: "cat.png", data: Buffer.from("a picture of a cat") }],
     });
     const got = await apiMessage(stream, (m) => m.id === "" && m.text.startsWith("hi @Bob B"));
-    assert.equal(got.text, `hi @Bob B :party: in #random\n${said.attachments[0]?.url}`);
+    // The api gets the attachment as a link in Extra.file.
+    assert.equal(got.text, "hi @Bob B :party: in #random");
+    const file = got.Extra?.["file"]?.[0] as { Name: string; URL: string; Size: number };
+    assert.deepEqual([file.Name, file.URL, file.Size], ["cat.png", said.attachments[0]?.url, 18]);
     assert.equal(got.username, "Alice A.@discord");
     assert.equal(got.channel, "general");
     assert.equal(got.account, "discord.test");
@@ -79,8 +82,12 @@ describe("discord account with the Discord simulator", () => {
     assert.match(got.avatar, new RegExp(`/avatars/${alice.id}/`));
     // The other Discord channel gets it from the bot, with Discord's RemoteNickFormat.
     const copy = await simulator.sent.waitFor((a) => a.channel === "random" && a.message.content.includes("hi @Bob"));
-    assert.equal(copy.message.content.split("\n")[0], "[discord] <Alice A.> hi @Bob B :party: in #random");
+    assert.equal(copy.message.content, "[discord] <Alice A.> hi @Bob B :party: in #random");
     assert.equal(copy.via, "bot");
+    // The attachment was downloaded from the CDN and uploaded again with the copy.
+    const [upload] = copy.message.attachments;
+    assert.equal(upload?.filename, "cat.png");
+    assert.equal(simulator.attachment(upload?.url ?? "")?.toString(), "a picture of a cat");
   });
 
   it("relays an api message to Discord with Discord's RemoteNickFormat, @name of a member as a mention", async () => {

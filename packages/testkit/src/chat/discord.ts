@@ -8,6 +8,7 @@ import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { DiscordGateway } from "./discord/gateway.ts";
 import {
+  type AttachmentObject,
   type ChannelObject,
   ChannelType,
   DiscordWorld,
@@ -23,13 +24,15 @@ import {
   type RestRequest,
   restRoutes,
   UNAUTHORIZED,
+  type UploadedFile,
 } from "./discord/rest.ts";
+import { snowflake as snowflakeLike } from "./discord/snowflake.ts";
 import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 
 export { Intent } from "./discord/gateway.ts";
 export type { ChannelObject, MemberObject, MessageObject, UserObject, WebhookObject } from "./discord/model.ts";
-export type { BotAction } from "./discord/rest.ts";
+export type { BotAction, UploadedFile } from "./discord/rest.ts";
 
 export interface DiscordSimulatorOptions {
   /** The bot's token (what the developer portal shows); default a fixed test token. */
@@ -56,7 +59,16 @@ export interface DiscordHuman {
   readonly member: MemberObject;
   readonly id: string;
   /** Posts in a channel (name, "category/name" or id); `replyTo` makes it a reply to that message. */
-  say(channel: string, content: string, options?: { replyTo?: string; attachments?: string[] }): MessageObject;
+  /**
+   * Posts in a channel (name, "category/name" or id); `replyTo` makes it a reply to that message. `attachments`
+   * are names of files that exist nowhere (their cdn.discordapp.com URLs are not served); `files` are kept on this
+   * server's CDN (GET /attachments/<channel>/<id>/<name>, no auth, as Discord's).
+   */
+  say(
+    channel: string,
+    content: string,
+    options?: { replyTo?: string; attachments?: string[]; files?: { name: string; data: Buffer }[] },
+  ): MessageObject;
   /** Edits one of their messages (MESSAGE_UPDATE). */
   edit(messageId: string, content: string): MessageObject;
   /** Deletes one of their messages (MESSAGE_DELETE). */
@@ -74,6 +86,8 @@ export interface DiscordSimulator {
   readonly sent: Inbox<BotAction>;
   /** "METHOD /path" of every request the fake does not implement. */
   readonly unhandled: string[];
+  /** The bytes of an attachment by its URL (what the bot or a human uploaded), if it is on this server's CDN. */
+  attachment(url: string): Buffer | undefined;
   /** "METHOD /path -> status" of every REST request, in order. */
   readonly requests: string[];
   /** Identified gateway sessions with a live socket. */
@@ -117,12 +131,22 @@ export async function startDiscordSimulator(
     url: gatewayUrl,
     log: (line) => unhandled.push(line),
   });
+  /** The CDN: attachment bytes by path (/attachments/<channel>/<id>/<name>). */
+  const cdn = new Map<string, Buffer>();
+  const storeAttachment = (channelId: string, file: UploadedFile) => {
+    const id = snowflakeLike();
+    const path = `/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
+    cdn.set(path, file.data);
+    const url = `http://127.0.0.1:${port}${path}`;
+    return { id, filename: file.name, size: file.data.length, url, proxy_url: url, content_type: file.contentType };
+  };
   const routes = restRoutes({
     world,
     gateway,
     token: () => token,
     gatewayUrl,
     recordBotAction: (action) => sent.push(structuredClone(action)),
+    storeAttachment,
   });
 
   async function answer(request: RestRequest): Promise<RestAnswer> {
@@ -158,11 +182,18 @@ export async function startDiscordSimulator(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     let result: RestAnswer;
+    const stored = req.method === "GET" ? cdn.get(url.pathname) : undefined;
+    if (stored !== undefined) {
+      requests.push(`GET ${url.pathname} -> 200`);
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": stored.length });
+      res.end(stored);
+      return;
+    }
     if (prefix === null) {
       unhandled.push(`${req.method} ${url.pathname}`);
       result = NOT_FOUND;
     } else {
-      const body = await parseBody(Buffer.concat(chunks), req.headers["content-type"]);
+      const { body, files } = await parseBody(Buffer.concat(chunks), req.headers["content-type"]);
       if (body === INVALID) {
         result = { status: 400, body: { message: "400: Bad Request", code: 0 } };
       } else {
@@ -172,6 +203,7 @@ export async function startDiscordSimulator(
           query: url.searchParams,
           headers: req.headers,
           body,
+          files,
         });
       }
     }
@@ -213,6 +245,7 @@ export async function startDiscordSimulator(
     sent,
     unhandled,
     requests,
+    attachment: (url) => cdn.get(new URL(url).pathname),
     get gatewaySessions() {
       return gateway.connectedSessions;
     },
@@ -225,7 +258,7 @@ export async function startDiscordSimulator(
     addUser(username, userOptions = {}) {
       const member = world.addUser(username, userOptions);
       gateway.dispatch("GUILD_MEMBER_ADD", { ...member, guild_id: world.guildId });
-      return human(world, gateway, member, channelOrThrow);
+      return human(world, gateway, member, channelOrThrow, storeAttachment);
     },
     createWebhook(channel, name) {
       const webhook = addWebhook(world, channelOrThrow(channel), name, null);
@@ -248,6 +281,7 @@ function human(
   gateway: DiscordGateway,
   member: MemberObject,
   channelOf: (nameOrId: string) => ChannelObject,
+  store: (channelId: string, file: UploadedFile) => AttachmentObject,
 ): DiscordHuman {
   const own = (messageId: string) => {
     const message = world.messages.get(messageId);
@@ -265,6 +299,9 @@ function human(
         const url = `https://cdn.discordapp.com/attachments/${channel.id}/${attachmentId}/${filename}`;
         return { id: attachmentId, filename, size: 1024, url, proxy_url: url.replace("cdn", "media") };
       });
+      for (const file of sayOptions.files ?? []) {
+        attachments.push(store(channel.id, { ...file, contentType: "application/octet-stream" }));
+      }
       const message = world.newMessage(channel, member.user, content, {
         attachments,
         ...(sayOptions.replyTo ? { message_reference: { message_id: sayOptions.replyTo } } : {}),
@@ -324,17 +361,25 @@ function rateLimited(options: RateLimitOptions): RestAnswer {
 
 const INVALID = Symbol("invalid body");
 
-/** JSON, or multipart/form-data with the JSON in payload_json (discord.js uses it when sending files). */
-async function parseBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
-  if (raw.length === 0) return undefined;
+/** JSON, or multipart/form-data with the JSON in payload_json and the files as files[n] (discord.js's upload). */
+async function parseBody(
+  raw: Buffer,
+  contentType: string | undefined,
+): Promise<{ body: unknown; files: UploadedFile[] }> {
+  if (raw.length === 0) return { body: undefined, files: [] };
   try {
     if (contentType?.startsWith("multipart/form-data")) {
       const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
       const json = form.get("payload_json");
-      return typeof json === "string" ? JSON.parse(json) : {};
+      const files: UploadedFile[] = [];
+      for (const [field, value] of form.entries()) {
+        if (!/^files\[\d+\]$/.test(field) || typeof value === "string") continue;
+        files.push({ name: value.name, data: Buffer.from(await value.arrayBuffer()), contentType: value.type });
+      }
+      return { body: typeof json === "string" ? JSON.parse(json) : {}, files };
     }
-    return JSON.parse(raw.toString("utf8")) as unknown;
+    return { body: JSON.parse(raw.toString("utf8")) as unknown, files: [] };
   } catch {
-    return INVALID;
+    return { body: INVALID, files: [] };
   }
 }

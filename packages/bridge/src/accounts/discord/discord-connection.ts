@@ -27,6 +27,8 @@ import {
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import type { FileInfo } from "../../core/files/file-info.ts";
 import { Events as BridgeEvents, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { isUnknownMessage, loginError, sendError } from "./errors.ts";
@@ -149,7 +151,8 @@ export class DiscordConnection implements Connection {
     }
     if (message.event === BridgeEvents.fileDelete) return "";
     const text = replaceMentions(discordText(delivery), (name) => this.#memberId(name));
-    if (text.trim() === "") return "";
+    const uploads = delivery.uploads ?? [];
+    if (text.trim() === "" && uploads.length === 0) return "";
     const parent = message.parent_id === PARENT_NOT_FOUND ? "" : (splitIds(message.parent_id)[0] ?? "");
     // Webhooks cannot reply: a reply goes out as the bot, with the nick in the text.
     const webhook = parent === "" ? this.#webhooks?.get(channel.id) : undefined;
@@ -157,15 +160,20 @@ export class DiscordConnection implements Connection {
     const prefix = webhook ? "" : username;
     if (message.id !== "") return this.#edit(channel, delivery, text, prefix);
 
-    const parts = splitMessage(text, prefix, this.#settings.MessageSplitMaxCount, this.#settings.MessageClipped);
+    const split = splitMessage(text, prefix, this.#settings.MessageSplitMaxCount, this.#settings.MessageClipped);
+    // A file without text still shows who sent it (the nick as the text of a bot message).
+    const parts = split.length > 0 ? split : [prefix.trim()];
     const sent = this.#progress.get(delivery) ?? [];
     this.#progress.set(delivery, sent);
     for (let index = sent.length; index < parts.length; index++) {
       if (index > 0) await this.#context.pace();
       const content = parts[index] as string;
+      // The files go with the first part, as multipart files[n] (read from disk at this moment).
+      const files = index === 0 ? uploads.map((file) => ({ attachment: file.stream(), name: file.name })) : [];
       if (webhook) {
         const result = await webhook.send({
           content,
+          files,
           allowedMentions: this.#mentions,
           username: webhookUsername(username),
           avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
@@ -175,6 +183,7 @@ export class DiscordConnection implements Connection {
       } else {
         const result = await channel.send({
           content,
+          files,
           allowedMentions: this.#mentions,
           ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
         });
@@ -184,6 +193,11 @@ export class DiscordConnection implements Connection {
     this.#progress.delete(delivery);
     // A message split into several is one bridged message: its ids joined by ";" (as Matterbridge).
     return sent.join(";");
+  }
+
+  /** Discord's CDN URLs need no credentials. */
+  fileRequest(file: FileInfo): FileRequest | undefined {
+    return file.URL === "" ? undefined : { url: file.URL };
   }
 
   /** Edits each part of an earlier message; parts the new text no longer needs are deleted. */
@@ -311,13 +325,18 @@ export class DiscordConnection implements Connection {
     const text = inboundText(
       {
         content: message.content ?? "",
-        attachments: [...message.attachments.values()].map((a) => a.url),
         embeds: message.embeds.map((e) => ({ title: e.title, description: e.description, url: e.url })),
       },
       this.#lookup(),
       this.#settings.ShowEmbeds,
     );
-    if (text === "") return;
+    const attachments = [...message.attachments.values()].map((a) => ({
+      id: a.id,
+      name: a.name,
+      url: a.url,
+      size: a.size,
+    }));
+    if (text === "" && attachments.length === 0) return;
     const reference = message.reference;
     this.#context.receive(
       bridgedMessage({
@@ -329,6 +348,7 @@ export class DiscordConnection implements Connection {
         avatar: message.author.displayAvatarURL({ extension: "png" }),
         // A reply to a message in another channel (a forward) has no parent here.
         parentId: reference?.messageId && reference.channelId === message.channelId ? reference.messageId : "",
+        attachments,
       }),
     );
   }

@@ -1,6 +1,7 @@
 // What Discord shows the bridge, as text other platforms can read: mentions of users, roles and channels by name,
-// custom emoji as :name:, attachments' URLs on their own lines, embeds when ShowEmbeds, and /me (italics) as
-// user_action. Pure: the connection supplies the names it knows.
+// custom emoji as :name:, embeds when ShowEmbeds, attachments as Extra.file entries (their CDN URLs, which need no
+// credentials), and /me (italics) as user_action. Pure: the connection supplies the names it knows.
+import { type FileInfo, fileInfo } from "../../core/files/file-info.ts";
 import { Events, emptyMessage, type Message } from "../../message.ts";
 
 export interface NameLookup {
@@ -9,9 +10,15 @@ export interface NameLookup {
   channel(id: string): string | undefined;
 }
 
+export interface Attachment {
+  id: string;
+  name: string;
+  url: string;
+  size: number;
+}
+
 export interface InboundParts {
   content: string;
-  attachments: readonly string[];
   embeds: readonly { title?: string | null; description?: string | null; url?: string | null }[];
 }
 
@@ -42,7 +49,6 @@ export function embedText(embed: InboundParts["embeds"][number]): string {
 /** The relayed text; "" when there is nothing to relay. */
 export function inboundText(parts: InboundParts, names: NameLookup, showEmbeds: boolean): string {
   let text = readableContent(parts.content, names);
-  for (const url of parts.attachments) text = text === "" ? url : `${text}\n${url}`;
   if (showEmbeds) for (const embed of parts.embeds) text += embedText(embed);
   return text;
 }
@@ -63,6 +69,12 @@ export interface InboundMessage {
   userid: string;
   avatar: string;
   parentId: string;
+  attachments?: readonly Attachment[];
+}
+
+/** Discord's attachments as Matterbridge's FileInfo entries. */
+export function attachmentFiles(attachments: readonly Attachment[]): FileInfo[] {
+  return attachments.map((a) => fileInfo({ Name: a.name, URL: a.url, Size: a.size, NativeID: a.id }));
 }
 
 export function bridgedMessage(input: InboundMessage): Message {
@@ -76,6 +88,7 @@ export function bridgedMessage(input: InboundMessage): Message {
     id: input.id,
     parent_id: input.parentId,
     event: action ? Events.userAction : "",
+    Extra: input.attachments?.length ? { file: attachmentFiles(input.attachments) } : null,
   });
 }
 

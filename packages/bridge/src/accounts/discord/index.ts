@@ -9,7 +9,7 @@ export const discordProtocol = defineProtocol({
   name: "discord",
   keys: DISCORD_KEYS,
   // Discord shows typing notifications (Matterbridge: slack and discord).
-  capabilities: { userTyping: true },
+  capabilities: { userTyping: true, uploads: true },
   unsupportedKeys: ["DebugLevel", "NoSendJoinPart"],
   validate(settings) {
     const problems: string[] = [];

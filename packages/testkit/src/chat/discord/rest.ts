@@ -4,7 +4,14 @@
 // the body's retry_after (seconds, float) and the Retry-After header (whole seconds).
 import type { IncomingHttpHeaders } from "node:http";
 import type { DiscordGateway } from "./gateway.ts";
-import type { ChannelObject, DiscordWorld, MessageObject, UserObject, WebhookObject } from "./model.ts";
+import type {
+  AttachmentObject,
+  ChannelObject,
+  DiscordWorld,
+  MessageObject,
+  UserObject,
+  WebhookObject,
+} from "./model.ts";
 import { snowflake } from "./snowflake.ts";
 
 export interface RestRequest {
@@ -13,6 +20,15 @@ export interface RestRequest {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** The files of a multipart body (`files[n]` parts, as discord.js sends them). */
+  files: UploadedFile[];
+}
+
+/** A file sent with a message. */
+export interface UploadedFile {
+  name: string;
+  data: Buffer;
+  contentType: string;
 }
 
 export interface RestAnswer {
@@ -39,6 +55,8 @@ export interface RestContext {
   token: () => string;
   gatewayUrl: () => string;
   recordBotAction: (action: BotAction) => void;
+  /** Keeps a file on the CDN; returns its attachment object (with the URL it is served at). */
+  storeAttachment: (channelId: string, file: UploadedFile) => AttachmentObject;
 }
 
 type Handler = (request: RestRequest, params: string[]) => RestAnswer | Promise<RestAnswer>;
@@ -78,7 +96,12 @@ export function restRoutes(context: RestContext): Route[] {
     typeof value === "object" && value !== null && "status" in value;
 
   /** Validates a create/edit body's content and reply reference; undefined when fine. */
-  function checkContent(body: MessageBody, creating: boolean, channel: ChannelObject): RestAnswer | undefined {
+  function checkContent(
+    body: MessageBody,
+    creating: boolean,
+    channel: ChannelObject,
+    files: UploadedFile[] = [],
+  ): RestAnswer | undefined {
     const content = body.content;
     if (content !== undefined && content !== null && typeof content !== "string") {
       return invalidFormBody("content", "STRING_TYPE_CONVERT", "Could not interpret as string.");
@@ -86,7 +109,7 @@ export function restRoutes(context: RestContext): Route[] {
     if (typeof content === "string" && [...content].length > MAX_CONTENT) {
       return invalidFormBody("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`);
     }
-    const empty = (typeof content !== "string" || content === "") && !(body.embeds?.length ?? 0);
+    const empty = (typeof content !== "string" || content === "") && !(body.embeds?.length ?? 0) && files.length === 0;
     if (creating && empty) return error(400, "Cannot send an empty message", 50006);
     const reference = body.message_reference;
     if (creating && reference?.message_id !== undefined) {
@@ -105,9 +128,11 @@ export function restRoutes(context: RestContext): Route[] {
     author: UserObject,
     body: MessageBody,
     webhook?: WebhookObject,
+    files: UploadedFile[] = [],
   ): MessageObject {
     const message = world.newMessage(channel, author, body.content ?? "", {
       embeds: body.embeds ?? [],
+      attachments: files.map((file) => context.storeAttachment(channel.id, file)),
       ...(body.message_reference ? { message_reference: body.message_reference } : {}),
       ...(webhook ? { webhook_id: webhook.id } : {}),
     });
@@ -210,9 +235,9 @@ export function restRoutes(context: RestContext): Route[] {
       const channel = channelOf(channelId as string);
       if (isAnswer(channel)) return channel;
       const body = (request.body ?? {}) as MessageBody;
-      const problem = checkContent(body, true, channel);
+      const problem = checkContent(body, true, channel, request.files);
       if (problem) return problem;
-      return { status: 200, body: create(channel, world.bot, body) };
+      return { status: 200, body: create(channel, world.bot, body, undefined, request.files) };
     }),
     route("GET", `/channels/${id}/messages/${id}`, "bot", (_r, [channelId, messageId]) => {
       const message = messageIn(channelId as string, messageId as string);
@@ -266,7 +291,7 @@ export function restRoutes(context: RestContext): Route[] {
       if (isAnswer(webhook)) return webhook;
       const channel = world.channels.get(webhook.channel_id) as ChannelObject;
       const body = (request.body ?? {}) as MessageBody & { username?: unknown; avatar_url?: unknown };
-      const problem = checkContent(body, true, channel);
+      const problem = checkContent(body, true, channel, request.files);
       if (problem) return problem;
       if (typeof body.username === "string" && (body.username.length > 80 || /clyde|discord/i.test(body.username))) {
         return invalidFormBody("username", "USERNAME_INVALID", "Invalid username");
@@ -281,7 +306,7 @@ export function restRoutes(context: RestContext): Route[] {
         public_flags: 0,
       };
       delete body.message_reference; // webhooks cannot reply
-      const message = create(channel, author, body, webhook);
+      const message = create(channel, author, body, webhook, request.files);
       return request.query.get("wait") === "true" ? { status: 200, body: message } : { status: 204 };
     }),
     route("PATCH", `/webhooks/${id}/([^/]+)/messages/${id}`, "none", (request, [webhookId, token, messageId]) => {
