@@ -13,7 +13,8 @@ import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { root } from "./ensure-deps.mjs";
 
-export const BUILT_PACKAGES = ["bridge", "gateway"];
+/** common first in the list: the services import it (each package compiles alone, so they build side by side). */
+export const BUILT_PACKAGES = ["common", "bridge", "gateway"];
 const STAMP = ".build-stamp";
 
 const packageDir = (name) => join(root, "packages", name);

@@ -35,12 +35,15 @@ export interface InstalledPackage {
  * dist/, TypeScript sources or tests, a missing bin or compiled entry point, or a dev-only package installed with it.
  * An empty list means it ships as it should.
  */
+const BUNDLED_COMMON = "node_modules/@switchboard/common/";
+
 export function shippingProblems(pkg: InstalledPackage, bin: string, assetFolders: readonly string[] = []): string[] {
   const problems: string[] = [];
   if (!pkg.files.includes(`bin/${bin}.mjs`)) problems.push(`bin/${bin}.mjs is missing`);
   if (!pkg.files.includes("dist/cli.js")) problems.push("dist/cli.js is missing");
   for (const file of pkg.files) {
-    const shipped = ["bin/", "dist/", ...assetFolders].some((folder) => file.startsWith(folder));
+    // @switchboard/common travels inside each service (bundleDependencies), compiled like the service itself.
+    const shipped = ["bin/", "dist/", BUNDLED_COMMON, ...assetFolders].some((folder) => file.startsWith(folder));
     if (!(file === "package.json" || shipped)) {
       problems.push(`${file} should not be shipped`);
     } else if (file.endsWith(".ts") || /\.test\./.test(file)) problems.push(`${file} is a source or a test`);

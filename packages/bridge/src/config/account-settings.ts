@@ -2,13 +2,14 @@
 // [general] (as Matterbridge's bridge.Get* falls back to general.<key>), else the protocol's default for it, else the
 // key's own default. Type errors, missing required keys and the descriptor's own checks stop start-up with one line
 // that never shows a secret; keys nobody declares are warnings with the nearest known key suggested.
+
+import { closest, didYouMean } from "@switchboard/common";
 import { compileGoRegex, splitPatterns } from "../regex.ts";
 import { CORE_KEYS } from "./core-keys.ts";
 import { describeValue } from "./describe-value.ts";
 import type { AccountSettings, ProtocolDescriptor } from "./descriptor.ts";
 import { ConfigError } from "./errors.ts";
 import { checkKind, type KeySpec, looksSecret } from "./key-spec.ts";
-import { closest, didYouMean } from "./suggest.ts";
 import { isTable, own, spelling, type Table } from "./table.ts";
 
 export interface DeclaredKey {
@@ -108,7 +109,9 @@ export function resolveAccountSettings(
 
 /** `[irc.a] has no Server; did you mean Servr → Server? (e.g. Server = "irc.libera.chat:6697")`. */
 function missingKeyText(where: string, key: DeclaredKey, unknown: readonly string[]): string {
-  const typo = unknown.find((written) => closest(written, [key.name]) !== undefined);
+  const typo = unknown.find(
+    (written) => written.toLowerCase() !== key.name.toLowerCase() && closest(written, [key.name]) !== undefined,
+  );
   const example = key.spec.example === undefined ? "" : `${key.name} = ${key.spec.example}`;
   if (typo !== undefined) {
     return `${where} has no ${key.name}; did you mean ${typo} → ${key.name}?${example ? ` (e.g. ${example})` : ""}`;

@@ -1,6 +1,8 @@
 // Turns the lower-cased raw TOML into a BridgeConfig, or throws a ConfigError with one clear line. This file knows
 // the generic structure only ([general], [protocol.name] sections, [[gateway]], [[samechannelgateway]]); each
 // account's keys are read by account-settings.ts with the core keys and its protocol's descriptor.
+
+import { didYouMean } from "@switchboard/common";
 import { declaredKeys, isSecret, resolveAccountSettings } from "./account-settings.ts";
 import { CORE_KEYS, GENERAL_ONLY_KEYS } from "./core-keys.ts";
 import { describeValue } from "./describe-value.ts";
@@ -8,7 +10,6 @@ import type { ProtocolRegistry } from "./descriptor.ts";
 import { ConfigError } from "./errors.ts";
 import { isHostPort } from "./host-port.ts";
 import { checkKind } from "./key-spec.ts";
-import { didYouMean } from "./suggest.ts";
 import { emptyTable, isTable, own, spelling, type Table } from "./table.ts";
 import type { AccountConfig, BridgeConfig, ChannelConfig, Direction, GatewayConfig, GeneralSettings } from "./types.ts";
 

@@ -1,6 +1,6 @@
+import { closest } from "@switchboard/common";
 import { TomlDate } from "smol-toml";
 import type { z } from "zod";
-import { closest } from "./suggest.ts";
 
 type Path = readonly PropertyKey[];
 

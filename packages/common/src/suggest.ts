@@ -1,7 +1,7 @@
-// "Did you mean ...?" for misspelt keys: the nearest known key by edit distance, when it is close enough to be a
-// plausible typo. The gateway has the same idea in its own package; the two packages share no code.
+// "Did you mean ...?" for misspelt configuration keys and values: the nearest known one by edit distance, when it is
+// close enough to be a plausible typo.
 
-/** Edit distance between two short strings (keys). */
+/** Edit distance between two short strings (keys, enum values). */
 export function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
@@ -17,7 +17,10 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/** The candidate closest to `word` (case-insensitively), if it is close enough to be a typo of it. */
+/**
+ * The candidate closest to `word`, compared case-insensitively, if it is close enough to be a typo of it (a
+ * candidate that differs only in case is the closest of all).
+ */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
@@ -30,10 +33,10 @@ export function closest(word: string, candidates: Iterable<string>): string | un
     }
   }
   const limit = Math.max(2, Math.floor(word.length / 3));
-  return bestDistance > 0 && bestDistance <= limit ? best : undefined;
+  return bestDistance <= limit ? best : undefined;
 }
 
-/** ` (did you mean X?)` or "". */
+/** ` (did you mean X?)`, or "" when nothing is close. */
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const match = closest(word, candidates);
   return match === undefined ? "" : ` (did you mean ${match}?)`;
