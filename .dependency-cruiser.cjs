@@ -22,7 +22,17 @@ const gatewayLayers = {
   lifecycle: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "telemetry/events.ts"],
   telemetry: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "telemetry/events.ts"],
   // Inbound adapters (Anthropic Messages, OpenAI Responses, Ollama's API): between http/ and dispatch/, never http/.
-  inbound: ["request", "config", "threads", "backends", "fleet", "routing", "policy", "dispatch", "telemetry/events.ts"],
+  inbound: [
+    "request",
+    "config",
+    "threads",
+    "backends",
+    "fleet",
+    "routing",
+    "policy",
+    "dispatch",
+    "telemetry/events.ts",
+  ],
   dashboard: ["request", "config", "backends", "fleet", "routing", "policy", "telemetry"],
   http: [
     "request",

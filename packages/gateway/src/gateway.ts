@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { Limits } from "./access/admission.ts";
+import { KeyService } from "./access/keys.ts";
 import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
@@ -25,6 +27,9 @@ import { countPromptTokens, countTextTokens, loadTokenizer } from "./policy/toke
 import { capacityFilter, FILTERS } from "./routing/filters/index.ts";
 import { QualityTracker } from "./routing/quality.ts";
 import { Router } from "./routing/router.ts";
+import { createStateStore } from "./state/create.ts";
+import { sharedSpendOf } from "./state/shared-spend.ts";
+import { reportStoreAvailability } from "./state/store-log.ts";
 import { type BackendSource, EventBus } from "./telemetry/events.ts";
 import { RequestHistory } from "./telemetry/history.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
@@ -64,9 +69,28 @@ export interface RunningGateway {
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const timeouts = { requestTimeoutMs: config.server.request_timeout_seconds * 1000 };
   // Before anything starts: a corrupted spend state file stops start-up with a ConfigError.
+  const stateStore = await createStateStore(config.state, {
+    onWriteError: (error) =>
+      logger.error(
+        { err: error },
+        "cannot write the state file (keys, usage); kept in memory, the write is retried with the next change",
+      ),
+  });
+  const storeLog = reportStoreAvailability(stateStore, logger);
   const budget = config.budget
-    ? new Budget(config.budget, { store: { onChange: logStoreCondition(logger, config.budget.stateFile) } })
+    ? new Budget(config.budget, {
+        store: { onChange: logStoreCondition(logger, config.budget.stateFile) },
+        // With Redis every replica adds to and reads one global spend; the embedded store keeps the state file.
+        ...(stateStore.kind === "redis" ? { shared: sharedSpendOf(stateStore, storeLog.failed) } : {}),
+      })
     : undefined;
+  const budgetSync =
+    budget && stateStore.kind === "redis"
+      ? setInterval(() => budget.refresh().catch(storeLog.failed), 1_000)
+      : undefined;
+  budgetSync?.unref();
+  const keys = config.auth ? new KeyService(stateStore) : undefined;
+  const access = keys ? { keys, limits: new Limits(stateStore, storeLog.failed) } : undefined;
   const prices = new PriceTable(config.pricing);
   const spend = new SpendRecorder(prices, budget, logger);
   const backendContext = {
@@ -136,7 +160,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   // wait in the queue).
   const policyStages = [...(budget ? [budgetFilter(budget)] : []), lifecycle.filter];
   let queueDepth = () => 0;
-  const metrics = new GatewayMetrics({ events, registry, budget, queueDepth: () => queueDepth() });
+  const metrics = new GatewayMetrics({
+    events,
+    registry,
+    budget,
+    queueDepth: () => queueDepth(),
+    stateStoreUp: () => stateStore.up,
+    ...(keys ? { keySpend: () => keys.spendByName() } : {}),
+  });
   const router = new Router({
     ...config.routing,
     policies: config.policies,
@@ -188,6 +219,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     dashboard,
     budget,
     prices,
+    access,
     logger,
     version: VERSION,
   });
@@ -200,6 +232,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     dashboard.close();
     await health.stop();
     await registry.close();
+    clearInterval(budgetSync);
+    await stateStore.close();
     throw error;
   }
   const fleet: RunningGateway["fleet"] = {
@@ -249,7 +283,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await app.close();
       clearTimeout(grace);
       await registry.close();
+      clearInterval(budgetSync);
       closeBudget(budget, logger);
+      await stateStore.close();
       stopTracing?.();
       return { cut: shutdown.cut };
     },

@@ -7,7 +7,14 @@ import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
 import { COMMON_BACKEND_KEYS, configSchemaFor, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
-import type { BackendSettings, BudgetSettings, GatewayConfig, ModelPrice } from "./types.ts";
+import type {
+  AuthSettings,
+  BackendSettings,
+  BudgetSettings,
+  GatewayConfig,
+  ModelPrice,
+  StateSettings,
+} from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
 export const DEFAULT_FILE = "gateway.toml";
@@ -212,6 +219,8 @@ function buildConfig(
     logging: { level: raw.logging.level, format: raw.logging.format },
     backends: buildBackends(types, raw, source, env),
     budget: buildBudget(raw, source),
+    auth: buildAuth(raw, source, env),
+    state: buildState(raw, source),
     pricing: buildPricing(raw),
     queue: raw.queue,
     tracing: raw.tracing,
@@ -255,4 +264,42 @@ function buildBudget(raw: RawConfig, source: string): BudgetSettings | undefined
     hardLimitAction: budget.hard_limit_action,
     stateFile: resolve(base, budget.state_file ?? DEFAULT_STATE_FILE),
   };
+}
+
+/** A master key shorter than this is refused: it guards the admin API. */
+const MIN_MASTER_KEY_LENGTH = 16;
+
+function buildAuth(raw: RawConfig, source: string, env: NodeJS.ProcessEnv): AuthSettings | undefined {
+  const name = raw.auth.master_key_env;
+  if (name === undefined) return undefined;
+  const where = `${source}: auth.master_key_env`;
+  if (!ENV_NAME.test(name)) {
+    throw new ConfigError(
+      `${where}: must name an environment variable (letters, digits and _, e.g. GATEWAY_MASTER_KEY), not hold the key; the value is not shown`,
+    );
+  }
+  const masterKey = nonEmpty(env[name]);
+  if (masterKey === undefined) throw new ConfigError(`${where}: environment variable ${name} is not set`);
+  if (masterKey.length < MIN_MASTER_KEY_LENGTH) {
+    throw new ConfigError(
+      `${where}: the key in ${name} is shorter than ${MIN_MASTER_KEY_LENGTH} characters; use a long random one (openssl rand -hex 32)`,
+    );
+  }
+  return { masterKey, masterKeyEnv: name, publicMetrics: raw.auth.public_metrics };
+}
+
+/** The embedded state file when none is named: beside the configuration file (or in the working directory). */
+const DEFAULT_STATE_PATH = "gateway-state.json";
+
+function buildState(raw: RawConfig, source: string): StateSettings {
+  const { backend, url, key_prefix: keyPrefix, path } = raw.state;
+  if (backend === "redis") {
+    if (url === undefined)
+      throw new ConfigError(`${source}: state.url: required with backend = "redis" (redis://host:port)`);
+    if (path !== undefined) throw new ConfigError(`${source}: state.path: only for backend = "embedded"`);
+    return { backend, url, keyPrefix };
+  }
+  if (url !== undefined) throw new ConfigError(`${source}: state.url: only for backend = "redis"`);
+  const base = source.startsWith("(") ? process.cwd() : dirname(resolve(source));
+  return { backend, path: resolve(base, path ?? DEFAULT_STATE_PATH) };
 }

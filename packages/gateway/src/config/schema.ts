@@ -185,6 +185,26 @@ const tracing = z.strictObject({
   enabled: z.boolean().default(false),
 });
 
+/** ours: `[auth]` — off unless master_key_env names a variable; then every API route needs a key. */
+const auth = z.strictObject({
+  master_key_env: z.string().min(1).optional(),
+  /** `/metrics` and the dashboard without the master key. */
+  public_metrics: z.boolean().default(false),
+});
+
+/** ours: `[state]` — where keys, rate windows, spend and stored responses live (shared by replicas with Redis). */
+const state = z.strictObject({
+  backend: z.enum(["embedded", "redis"]).default("embedded"),
+  /** redis: `redis://[:password@]host:port[/db]` or `rediss://…`. */
+  url: z.url({ protocol: /^rediss?$/ }).optional(),
+  key_prefix: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, "letters, digits and _ : . - (at most 64)")
+    .default("switchboard:"),
+  /** embedded: the file; relative paths are relative to the configuration file. */
+  path: z.string().min(1).optional(),
+});
+
 function buildSchema(types: readonly BackendTypeSpec[]) {
   return z.strictObject({
     server: server.default(server.parse({})),
@@ -198,6 +218,8 @@ function buildSchema(types: readonly BackendTypeSpec[]) {
     quality: quality.default(quality.parse({})),
     queue: queue.default(queue.parse({})),
     tracing: tracing.default(tracing.parse({})),
+    auth: auth.default(auth.parse({})),
+    state: state.default(state.parse({})),
     lifecycle: lifecycle.default(lifecycle.parse({})),
     fleet: fleet.default(fleet.parse({})),
   });
@@ -230,6 +252,8 @@ export type RoutingConfig = z.output<typeof routing>;
 export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
 export type TracingConfig = z.output<typeof tracing>;
+export type AuthConfig = z.output<typeof auth>;
+export type StateConfig = z.output<typeof state>;
 export type FleetConfig = z.output<typeof fleet>;
 export type LifecycleConfig = z.output<typeof lifecycle>;
 export type DiscoveryConfig = z.output<typeof discovery>;

@@ -46,6 +46,20 @@ export interface BudgetSettings {
   stateFile: string;
 }
 
+/** `[auth]`, resolved: the master key read from its environment variable; undefined when auth is off. */
+export interface AuthSettings {
+  /** Never logged, never sent; compared in constant time. */
+  masterKey: string;
+  /** The variable it came from (named in messages instead of the key). */
+  masterKeyEnv: string;
+  publicMetrics: boolean;
+}
+
+/** `[state]`, resolved. */
+export type StateSettings =
+  | { backend: "embedded" /** Absolute path of the state file. */; path: string }
+  | { backend: "redis"; url: string; keyPrefix: string };
+
 export interface LoggingSettings {
   level: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
   format: "pretty" | "json" | undefined;
@@ -64,6 +78,10 @@ export interface GatewayConfig {
   budget: BudgetSettings | undefined;
   /** `[pricing]`: prices that override or add to the built-in list (policy/pricing.ts), by model. */
   pricing: ReadonlyMap<string, ModelPrice>;
+  /** `[auth]`: undefined when authentication is off (the default). */
+  auth: AuthSettings | undefined;
+  /** `[state]`: the state store. */
+  state: StateSettings;
   /** `[queue]`: waiting for capacity. */
   queue: QueueConfig;
   /** `[tracing]`: OpenTelemetry spans, off by default. */

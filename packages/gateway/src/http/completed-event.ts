@@ -39,5 +39,6 @@ export function completedEvent(
     promptTokens: facts.promptTokens,
     completionTokens: facts.completionTokens,
     costUsd: undefined,
+    ...(facts.keyName !== undefined ? { key: facts.keyName } : {}),
   };
 }

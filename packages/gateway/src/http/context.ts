@@ -1,4 +1,6 @@
 import type { Logger } from "pino";
+import type { Limits } from "../access/admission.ts";
+import type { KeyService } from "../access/keys.ts";
 import type { GatewayConfig } from "../config/types.ts";
 import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
@@ -33,6 +35,8 @@ export interface GatewayContext {
   /** Undefined when no `[budget]` is configured. */
   budget: Budget | undefined;
   prices: PriceTable;
+  /** Keys and their limits; undefined when `[auth]` is off. */
+  access: { keys: KeyService; limits: Limits } | undefined;
   logger: Logger;
   version: string;
 }

@@ -93,6 +93,7 @@ function logLine(
       routeReason: completed?.routeReason,
       promptTokens: completed?.promptTokens,
       completionTokens: completed?.completionTokens,
+      key: completed?.key,
     },
     `${method} ${path} ${status} ${rounded} ms${describe(completed)}${status === 499 ? " (client went away)" : ""}`,
   );

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import Fastify, { type FastifyInstance } from "fastify";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
+import { registerAuth } from "./auth.ts";
 import type { GatewayContext } from "./context.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
@@ -15,6 +16,7 @@ import { registerDashboard } from "./routes/dashboard.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
+import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { sendError } from "./send.ts";
 
@@ -97,6 +99,9 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   });
 
   trackRequests(app, context.logger, context.events);
+  // Before the routes: every route, later ones included, passes through authentication and the key's limits.
+  if (context.config.auth) registerAuth(app, context, context.config.auth);
+  registerKeyRoutes(app, context);
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerAnthropicRoutes(app, context);

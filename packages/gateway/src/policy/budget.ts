@@ -10,6 +10,12 @@ import {
 
 export type BudgetStatus = "Normal" | "SoftLimit" | "HardLimit";
 
+/** The spend replicas share (the Redis state store): each adds its calls' costs and reads everyone's. */
+export interface SharedSpend {
+  add(usd: number, at: Date): void;
+  read(at: Date): Promise<{ monthUsd: number; dayUsd: number }>;
+}
+
 const ACTION_NAMES = { warn: "Warn", block_cloud: "BlockCloud", block_all: "BlockAll" } as const;
 
 function monthOf(date: Date): string {
@@ -33,12 +39,17 @@ export class Budget {
   readonly #settings: BudgetSettings;
   readonly #now: () => Date;
   readonly #store: SpendStore;
+  readonly #shared: SharedSpend | undefined;
   #state: SpendState;
   #lastRecorded: Date | undefined;
 
   /** Loads the spend so far; throws ConfigError when the state file is corrupted. */
-  constructor(settings: BudgetSettings, options: { now?: () => Date; store?: SpendStoreOptions } = {}) {
+  constructor(
+    settings: BudgetSettings,
+    options: { now?: () => Date; store?: SpendStoreOptions; shared?: SharedSpend } = {},
+  ) {
     this.#settings = settings;
+    this.#shared = options.shared;
     this.#now = options.now ?? (() => new Date());
     this.#store = new SpendStore(settings.stateFile, options.store);
     const now = this.#now;
@@ -70,6 +81,21 @@ export class Budget {
     this.#state.monthUsd += costUsd;
     this.#state.dayUsd += costUsd;
     this.#lastRecorded = now;
+    this.#store.save(this.#state);
+    this.#shared?.add(costUsd, now);
+  }
+
+  /**
+   * Takes the shared spend (every replica's) as this one's: called every second with a shared store, so a replica's
+   * view of the global budget is at most that old. Keeps its own view when the store cannot answer.
+   */
+  async refresh(): Promise<void> {
+    if (!this.#shared) return;
+    const now = this.#now();
+    const { monthUsd, dayUsd } = await this.#shared.read(now);
+    this.#rollOver(now);
+    if (this.#state.month !== monthOf(now) || this.#state.day !== dayOf(now)) return;
+    this.#state = { ...this.#state, monthUsd, dayUsd };
     this.#store.save(this.#state);
   }
 

@@ -1,5 +1,5 @@
 import { ConfigError } from "../config/config-error.ts";
-import { readStateFile, replaceStateFile } from "./state-file.ts";
+import { readStateFile, replaceStateFile } from "../state/state-file.ts";
 
 /** What survives a restart: the spend of the current UTC month and day. */
 export interface SpendState {

@@ -50,3 +50,30 @@ export const bodyTooLarge = (limit: number) =>
 export type ErrorEnvelope = (error: ApiError) => { status: number; body: unknown };
 
 export const openAiEnvelope: ErrorEnvelope = (error) => ({ status: error.statusCode, body: error.body() });
+
+// ── Keys and limits (see access/ and http/auth.ts) ──
+
+/** 401: no key, or one that is not (or no longer) valid. The key itself is never echoed. */
+export const invalidApiKey = (message: string) =>
+  new ApiError(401, message, "invalid_request_error", "invalid_api_key");
+
+/** 403: a valid key that may not do this (a virtual key on the admin API, a model outside its list). */
+export const forbidden = (message: string, code: string, param: string | null = null) =>
+  new ApiError(403, message, "invalid_request_error", code, param);
+
+/** 429 as OpenAI words a rate limit: type "requests" or "tokens", code rate_limit_exceeded. */
+export const rateLimitExceeded = (message: string, kind: "requests" | "tokens") =>
+  new ApiError(429, message, kind, "rate_limit_exceeded");
+
+/** 429 for a spent budget, as OpenAI answers an exhausted quota. */
+export const insufficientQuota = (message: string) =>
+  new ApiError(429, message, "insufficient_quota", "insufficient_quota");
+
+/** 503: the state store cannot say whether a key this replica has never seen is valid. */
+export const stateStoreUnavailable = () =>
+  new ApiError(
+    503,
+    "The gateway's state store is unreachable and this key has not been seen by this replica yet; retry shortly",
+    "server_error",
+    "state_store_unavailable",
+  );

@@ -25,6 +25,8 @@ export interface RequestFacts {
   ttftMs?: number;
   promptTokens?: number;
   completionTokens?: number;
+  /** The name of the virtual key the request came with (never the key itself). */
+  keyName?: string;
   /** The last attempt answered but its stream broke off. */
   brokenStream?: boolean;
   /** The dispatch pipeline's run: the response may close before it has recorded the last attempt's facts. */

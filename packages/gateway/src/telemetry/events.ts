@@ -121,6 +121,8 @@ export interface RequestCompleted extends RequestScoped {
   promptTokens: number | undefined;
   completionTokens: number | undefined;
   costUsd: number | undefined;
+  /** The name of the virtual key the request came with (auth on); never the key itself. */
+  key?: string;
 }
 
 /** Where a backend came from: the config file, mDNS discovery, or an operator at run time. */

@@ -21,7 +21,14 @@ export interface MetricsSources {
   registry: Registry;
   queueDepth: () => number;
   budget: Budget | undefined;
+  /** Whether the state store answers (Redis connected); absent: no gauge. */
+  stateStoreUp?: () => boolean;
+  /** Every key's spend in its budget period, by name (auth on). */
+  keySpend?: () => Promise<{ name: string; usd: number }[]>;
 }
+
+/** Key names become label values: past this many distinct ones, the rest are "other" (bounded cardinality). */
+const MAX_KEY_LABELS = 1000;
 
 /**
  * The Prometheus metrics (`GET /metrics`), all read from the event stream or, for gauges, from the fleet, queue and
@@ -35,7 +42,7 @@ export class GatewayMetrics {
   readonly #fleet: Registry;
 
   constructor(sources: MetricsSources) {
-    const { events, registry: fleet, queueDepth, budget } = sources;
+    const { events, registry: fleet, queueDepth, budget, stateStoreUp, keySpend } = sources;
     this.#fleet = fleet;
     const registers = [this.registry];
     registerProcessMetrics(this.registry);
@@ -121,6 +128,55 @@ export class GatewayMetrics {
       if (event.promptTokens) tokens.inc(tokens.cell(model, backend, "prompt"), event.promptTokens);
       if (event.completionTokens) tokens.inc(tokens.cell(model, backend, "completion"), event.completionTokens);
     });
+    const keyRequests = counter(
+      "gateway_key_requests_total",
+      "Model requests by virtual key name and HTTP status (auth on).",
+      ["key", "status"],
+    );
+    const keyTokens = counter("gateway_key_tokens_total", "Tokens by virtual key name and type (prompt, completion).", [
+      "key",
+      "type",
+    ]);
+    const keyLabels = new Set<string>();
+    const keyLabel = (name: string) => {
+      if (keyLabels.has(name)) return name;
+      if (keyLabels.size >= MAX_KEY_LABELS) return OTHER_MODEL;
+      keyLabels.add(name);
+      return name;
+    };
+    events.on("request_completed", (event) => {
+      if (event.key === undefined) return;
+      const key = keyLabel(event.key);
+      keyRequests.inc(keyRequests.cell(key, String(event.status)));
+      if (event.promptTokens) keyTokens.inc(keyTokens.cell(key, "prompt"), event.promptTokens);
+      if (event.completionTokens) keyTokens.inc(keyTokens.cell(key, "completion"), event.completionTokens);
+    });
+    if (keySpend) {
+      new Gauge({
+        name: "gateway_key_spend_usd",
+        help: "Spend of each virtual key in its budget period (shared by every replica), by key name.",
+        labelNames: ["key"],
+        registers,
+        async collect() {
+          this.reset();
+          try {
+            for (const { name, usd } of await keySpend()) this.inc({ key: keyLabel(name) }, usd);
+          } catch {
+            // The store is away: no values rather than a failed scrape (gateway_state_store_up says why).
+          }
+        },
+      });
+    }
+    if (stateStoreUp) {
+      new Gauge({
+        name: "gateway_state_store_up",
+        help: "1 while the state store answers (Redis connected), else 0 (limits then fail open).",
+        registers,
+        collect() {
+          this.set(stateStoreUp() ? 1 : 0);
+        },
+      });
+    }
     events.on("attempt_finished", (event) => {
       if (event.ttftMs === undefined || event.outcome !== "ok") return;
       ttft.observe(ttft.cell(this.#label(event.model), event.backend), event.ttftMs / 1000);

@@ -1,0 +1,24 @@
+import type { IncomingHttpHeaders } from "node:http";
+
+/**
+ * The key a request presents: `Authorization: Bearer <key>`; `x-api-key` on Anthropic's /v1/messages (its clients
+ * send that); HTTP Basic's password where a browser asks (the dashboard and /metrics).
+ */
+export function presentedKey(headers: IncomingHttpHeaders, path: string, allowBasic: boolean): string | undefined {
+  const authorization = headers.authorization;
+  if (typeof authorization === "string") {
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (bearer) return bearer[1];
+    if (allowBasic) {
+      const basic = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+      if (basic) {
+        const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+        const colon = decoded.indexOf(":");
+        return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+      }
+    }
+  }
+  const apiKey = headers["x-api-key"];
+  if (typeof apiKey === "string" && apiKey !== "" && path.startsWith("/v1/messages")) return apiKey;
+  return undefined;
+}
