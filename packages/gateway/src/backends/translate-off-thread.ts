@@ -3,8 +3,8 @@ import { bytesForWorker, SerialWorker } from "../threads/serial-worker.ts";
 import type { RequestTranslation, TranslationReply } from "./request-translation.ts";
 
 /**
- * The thread that parses and re-encodes large bodies for translated backends: a 10 MB prompt costs the event loop
- * ~60 ms to parse, translate and serialise.
+ * The thread that parses and re-encodes large bodies for translated backends: parsing, translating and serialising a
+ * prompt of megabytes would hold the event loop for tens of milliseconds.
  */
 const translationThread = new SerialWorker<TranslationReply>(() =>
   startModuleWorker(import.meta.url, "translation-thread"),

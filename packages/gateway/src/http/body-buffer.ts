@@ -3,10 +3,11 @@ const SHARED_FROM_BYTES = 256 * 1024;
 
 /**
  * Collects a request body. A large body moves into memory shared with the JSON parse worker, which reads the bytes
- * where they are (joining 10 MB at the end and copying it again for the worker took over 10 ms of the event loop per
- * request). With a declared Content-Length the shared buffer is made that size at once, when the first
- * SHARED_FROM_BYTES have arrived: its pages cost nothing until written, and growing it by doubling copied up to 8 MB in
- * one push (12 ms here, and several uploads could grow in the same turn). Without one it grows by doubling.
+ * where they are (joining megabytes at the end and copying them again for the worker held the event loop for
+ * milliseconds per request). With a declared Content-Length the shared buffer is made that size at once, when the
+ * first SHARED_FROM_BYTES have arrived: its pages cost nothing until written, while growing by doubling copies the
+ * whole body in one push (and several uploads could grow in the same turn). Without one it grows by doubling.
+ * Figures: docs/benchmarks.md, "Figures behind the code".
  */
 export class BodyBuffer {
   #chunks: Buffer[] | undefined = [];

@@ -9,7 +9,7 @@ export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
  * most `maxBytes` and `timeoutMs`; past either the connection is closed. Closing at once instead would reset the
  * connection under a client that is still sending, which then reports EPIPE or ECONNRESET instead of the answer.
  * Reading counts against the event loop's per-turn budget for bodies: several clients sending megabytes each into
- * refused requests would otherwise take over 20 ms of one turn.
+ * refused requests would otherwise hold one turn for tens of milliseconds.
  */
 export function drainRequest(request: IncomingMessage, maxBytes: number, timeoutMs: number): void {
   if (request.complete || request.destroyed) return;

@@ -3,8 +3,8 @@
  * gateway only forwards them: it needs their length (routing, estimates), a sample (token counts), and the client's
  * bytes. So the parse worker takes every long string out of the parsed body (takeOutLongTexts), the main thread gets
  * a small body with a LongText in each place (putBackLongTexts), and the bytes go to the backend as they came (or
- * with the model name spliced in, at the range the worker found). Taking a parsed 10 MB string into the main heap
- * costs ~10 ms per request, and a few of them in the heap make every garbage collection long.
+ * with the model name spliced in, at the range the worker found). Taking a parsed string of megabytes into the main
+ * heap costs milliseconds per request, and a few of them in the heap make every garbage collection long.
  */
 
 import { LongText } from "../request/long-text.ts";

@@ -39,7 +39,7 @@ export interface ParsedBody {
 
 type Reply = Partial<ParsedBody> & { error?: string };
 
-/** Parses on one worker thread, one body at a time (taking in a parsed 10 MB text costs the event loop ~10 ms). */
+/** Parses on one worker thread, one body at a time (taking in a parsed text of megabytes costs the event loop). */
 export class JsonParseWorker {
   readonly #worker = new SerialWorker<Reply>(() => new Worker(WORKER_SOURCE, { eval: true }));
 

@@ -1,9 +1,9 @@
 /**
  * How many bytes of request bodies the event loop scans and copies in one turn, across all requests. Both are linear
  * (JsonShapeScanner; BodyBuffer growing its shared buffer, which also zero-fills the new one), but a turn can deliver
- * many chunks of several uploads at once: a 10 MB text full of escapes took 40 ms of one turn, and four uploads
- * growing their buffers in the same turn over 20 ms. Past the budget, a request is paused and resumed on the next
- * turn, so one turn does about this much, or one growth step, never several.
+ * many chunks of several uploads at once, and scanning or copying them all in one turn held the loop for tens of
+ * milliseconds (docs/benchmarks.md, "Figures behind the code"). Past the budget, a request is paused and resumed on
+ * the next turn, so one turn does about this much, or one growth step, never several.
  */
 export const BYTES_PER_TURN = 1024 * 1024;
 

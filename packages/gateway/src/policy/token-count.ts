@@ -1,8 +1,8 @@
 /**
  * Counting BPE tokens without the tokenizer's worst cases. Byte-pair merging is quadratic in the length of one
- * pre-token (a run of letters, of punctuation, of spaces): 8,000 "x" take 82 ms, 8,000 spaces 158 ms, 8,000 CJK
- * characters 617 ms, and 60,000 "x" seconds. So runs of RUN_PIECE characters or more without a break are counted in
- * pieces of that length; a cut inside a run adds at most one token per piece to the estimate.
+ * pre-token (a run of letters, of punctuation, of spaces): a single long run takes seconds (docs/benchmarks.md,
+ * "Figures behind the code"). So runs of RUN_PIECE characters or more without a break are counted in pieces of that
+ * length; a cut inside a run adds at most one token per piece to the estimate.
  */
 export const RUN_PIECE = 48;
 const LONG_RUN = new RegExp(`\\S{${RUN_PIECE},}|\\s{${RUN_PIECE},}`, "g");

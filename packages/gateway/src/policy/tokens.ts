@@ -20,8 +20,8 @@ const tokenizer = new SerialWorker<number>(
 
 /**
  * Text beyond this many characters is not tokenised: its count is extrapolated from the tokenised part. Bounds the
- * thread's time per request (64 Ki characters of the slowest text, random CJK, take ~0.2 s), so that one request
- * cannot hold up the counts of the others for long.
+ * thread's time per request (the slowest text, random CJK, is the bound's measure), so that one request cannot hold
+ * up the counts of the others for long.
  */
 export const MAX_TOKENISED_CHARS = 64 * 1024;
 /** OpenAI's per-message overhead in chat prompts (role markers). */
@@ -29,7 +29,7 @@ const TOKENS_PER_MESSAGE = 3;
 /** A rough count for an image part (OpenAI's low-detail price); providers differ, this is an estimate. */
 const TOKENS_PER_IMAGE = 85;
 
-/** Starts the tokenizer thread and loads its tables now (about 0.1 s), so that no request waits for them. */
+/** Starts the tokenizer thread and loads its tables now, so that no request waits for them. */
 export function loadTokenizer(): void {
   void countTextTokens("warm");
 }
