@@ -18,6 +18,7 @@ import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
+import { registerOllamaRoutes } from "./routes/ollama.ts";
 import { sendError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -105,6 +106,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerChatRoute(app, context);
   registerEmbeddingsRoute(app, context);
   registerAnthropicRoutes(app, context);
+  registerOllamaRoutes(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);

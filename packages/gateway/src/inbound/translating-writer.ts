@@ -10,8 +10,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 export interface AnswerFormat<Body = OpenAiCompletion> {
   /** The content type of a streamed answer (text/event-stream, application/x-ndjson). */
   readonly streamType: string;
-  /** A translator for a streamed answer. */
-  stream(): StreamTranslator;
+  /** A translator for a streamed answer (none for answers that never stream: embeddings). */
+  stream?(): StreamTranslator;
   /** A whole answer: the inbound API's body. */
   completion(body: Body): unknown;
   /** Its error envelope. */
@@ -57,8 +57,9 @@ export class TranslatingWriter<Body = OpenAiCompletion> implements AnswerWriter 
     this.#began = true;
     this.#status = statusCode;
     this.#headers = headers;
-    if (statusCode === 200 && EVENT_STREAM.test(String(headers["content-type"] ?? ""))) {
-      this.#reader = new ChunkReader(this.#format.stream(), this.#model);
+    const stream = this.#format.stream;
+    if (stream !== undefined && statusCode === 200 && EVENT_STREAM.test(String(headers["content-type"] ?? ""))) {
+      this.#reader = new ChunkReader(stream(), this.#model);
       headers["content-type"] = this.#format.streamType;
       this.#res.writeHead(200, headers);
     }
@@ -110,9 +111,10 @@ export class TranslatingWriter<Body = OpenAiCompletion> implements AnswerWriter 
       this.#send(status, JSON.stringify(envelope));
       return;
     }
-    if (this.#wantsStream) {
+    const stream = this.#format.stream;
+    if (this.#wantsStream && stream !== undefined) {
       // The backend answered a stream request with one body: the client still gets the stream it asked for.
-      const reader = new ChunkReader(this.#format.stream(), this.#model);
+      const reader = new ChunkReader(stream(), this.#model);
       headers["content-type"] = this.#format.streamType;
       delete headers["content-length"];
       res.writeHead(200, headers);

@@ -55,7 +55,6 @@ describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
         tools: [weather],
         tool_choice: { type: "auto" },
         stop_sequences: ["END"],
-        temperature: 0.3,
         metadata: { user_id: "u-1" },
       })
       .withResponse();

@@ -1,0 +1,239 @@
+// Ollama's native API served by the gateway, driven by the official ollama JS client, against an OpenAI-speaking
+// backend and an anthropic backend (translated both ways): listings, chat, streams, generate, embeddings, tools, errors.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI } from "@switchboard/testkit";
+import { Ollama } from "ollama";
+import { backendToml, Closers, http, postJson, startTestGateway } from "../helpers.ts";
+import { assertCounted } from "./counts.ts";
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+  },
+};
+
+describe("Ollama's native API through the gateway (ollama JS client)", () => {
+  let vllm: FakeLlmServer;
+  let claude: FakeLlmServer;
+  let client: Ollama;
+  let url: string;
+  let calls = 0;
+  const closers = new Closers();
+
+  before(async () => {
+    vllm = await startFakeOpenAI({
+      models: [
+        { id: "llama3", contextLength: 8192, capabilities: ["completion", "tools", "vision", "json"] },
+        { id: "nomic-embed-text", capabilities: ["embedding"], embeddingDimensions: 8 },
+      ],
+      chunks: 4,
+    });
+    claude = await startFakeAnthropic({ models: [{ id: "claude-haiku-4-5" }], apiKey: "k" });
+    const gateway = await startTestGateway(
+      backendToml("gpu-box", vllm.url, "vllm") + backendToml("claude", claude.url, "anthropic", 'api_key_env = "K"'),
+      closers,
+      { K: "k" },
+    );
+    url = gateway.url;
+    client = new Ollama({ host: gateway.url });
+  });
+  after(async () => {
+    await closers.closeAll();
+    await vllm.close();
+    await claude.close();
+  });
+
+  const lastChat = () =>
+    vllm.requests.findLast((r) => r.path === "/v1/chat/completions")!.body as Record<string, unknown>;
+
+  it("list, show, ps and version from the fleet", async () => {
+    const list = await client.list();
+    assert.deepEqual(
+      list.models.map((model) => model.name),
+      ["claude-haiku-4-5", "llama3", "nomic-embed-text"],
+    );
+    const shown = await client.show({ model: "claude-haiku-4-5" });
+    assert.deepEqual(shown.capabilities, ["completion", "tools", "vision"]);
+    assert.equal((shown.model_info as unknown as Record<string, unknown>)["gateway.context_length"], 200_000);
+    const ps = await client.ps();
+    assert.equal(ps.models.length, 3, "models of backends without a lifecycle are always loaded");
+    assert.match((await client.version()).version, /^\d+\.\d+\.\d+$/);
+  });
+
+  it("chat without streaming: options mapped, the answer in Ollama's shape with counts", async () => {
+    calls++;
+    const answer = await client.chat({
+      model: "llama3",
+      stream: false,
+      messages: [
+        { role: "system", content: "be brief" },
+        { role: "user", content: "ping" },
+      ],
+      options: { temperature: 0.2, top_p: 0.9, num_predict: 64, stop: ["END"], seed: 7 },
+    });
+    assert.equal(answer.message.content, "echo: ping");
+    assert.equal(answer.done, true);
+    assert.equal(answer.done_reason, "stop");
+    assert.ok(answer.eval_count > 0 && answer.prompt_eval_count > 0);
+    const sent = lastChat();
+    assert.deepEqual(sent["messages"], [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "ping" },
+    ]);
+    assert.equal(sent["temperature"], 0.2);
+    assert.equal(sent["top_p"], 0.9);
+    assert.equal(sent["max_tokens"], 64);
+    assert.deepEqual(sent["stop"], ["END"]);
+    assert.equal(sent["seed"], 7);
+  });
+
+  it("chat streams NDJSON by default: pieces, then the done object", async () => {
+    calls++;
+    const parts: string[] = [];
+    let final: { done: boolean; eval_count: number } | undefined;
+    for await (const part of await client.chat({
+      model: "llama3",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    })) {
+      if (part.done) final = part;
+      else parts.push(part.message.content);
+    }
+    assert.equal(parts.join(""), "echo: hi");
+    assert.equal(parts.length, 4);
+    assert.ok(final && final.eval_count > 0);
+    calls++;
+    const raw = await postJson(`${url}/api/chat`, { model: "llama3", messages: [{ role: "user", content: "hi" }] });
+    assert.equal(raw.headers["content-type"], "application/x-ndjson");
+    assert.equal(raw.headers["x-gateway-backend"], "gpu-box");
+    const lines = raw.text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    assert.equal(lines.at(-1).done, true);
+    assert.ok(lines.slice(0, -1).every((line) => line.done === false && line.model === "llama3"));
+  });
+
+  it("tools: a call with arguments as an object, then the result answered in order", async () => {
+    calls++;
+    const first = await client.chat({
+      model: "llama3",
+      stream: false,
+      tools: [weatherTool],
+      messages: [{ role: "user", content: "Paris" }],
+    });
+    const call = first.message.tool_calls?.[0];
+    assert.equal(call?.function.name, "get_weather");
+    assert.deepEqual(call?.function.arguments, { query: "Paris" });
+    calls++;
+    const streamed = [];
+    for await (const part of await client.chat({
+      model: "llama3",
+      stream: true,
+      tools: [weatherTool],
+      messages: [{ role: "user", content: "Oslo" }],
+    })) {
+      streamed.push(...(part.message.tool_calls ?? []));
+    }
+    assert.deepEqual(
+      streamed.map((c) => c.function.arguments),
+      [{ query: "Oslo" }],
+      "streamed calls come whole",
+    );
+    calls++;
+    const second = await client.chat({
+      model: "llama3",
+      stream: false,
+      tools: [weatherTool],
+      messages: [
+        { role: "user", content: "Paris" },
+        first.message,
+        { role: "tool", content: "sunny", tool_name: "get_weather" },
+      ],
+    });
+    assert.equal(second.message.content, "tool result: sunny");
+    const sent = lastChat()["messages"] as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      sent.map((message) => message["role"]),
+      ["user", "assistant", "tool"],
+    );
+    const id = (sent[1]!["tool_calls"] as Array<{ id: string; function: { arguments: string } }>)[0]!;
+    assert.equal(sent[2]!["tool_call_id"], id.id, "the tool result answers the call it names");
+    assert.equal(id.function.arguments, '{"query":"Paris"}');
+  });
+
+  it("generate (streamed and not), format json, and the model-loading empty prompt", async () => {
+    calls++;
+    const whole = await client.generate({
+      model: "llama3",
+      prompt: "ping",
+      system: "sys",
+      format: "json",
+      stream: false,
+    });
+    assert.equal(whole.response, "echo: ping");
+    const sent = lastChat();
+    assert.deepEqual(sent["response_format"], { type: "json_object" });
+    assert.deepEqual(sent["messages"], [
+      { role: "system", content: "sys" },
+      { role: "user", content: "ping" },
+    ]);
+    calls++;
+    let text = "";
+    for await (const part of await client.generate({ model: "llama3", prompt: "pong", stream: true }))
+      text += part.response;
+    assert.equal(text, "echo: pong");
+    const load = await client.generate({ model: "llama3", prompt: "" });
+    assert.equal(load.done_reason, "load");
+  });
+
+  it("an anthropic backend behind Ollama's API", async () => {
+    calls++;
+    const answer = await client.chat({
+      model: "claude-haiku-4-5",
+      stream: false,
+      messages: [{ role: "user", content: "yo" }],
+    });
+    assert.equal(answer.message.content, "echo: yo");
+    const sent = claude.requests.findLast((r) => r.path === "/v1/messages")!.body as Record<string, unknown>;
+    assert.deepEqual(sent["messages"], [{ role: "user", content: [{ type: "text", text: "yo" }] }]);
+  });
+
+  it("embed and the older embeddings", async () => {
+    calls++;
+    const embedded = await client.embed({ model: "nomic-embed-text", input: ["a", "b"] });
+    assert.equal(embedded.embeddings.length, 2);
+    assert.equal(embedded.embeddings[0]?.length, 8);
+    calls++;
+    const legacy = await client.embeddings({ model: "nomic-embed-text", prompt: "a" });
+    assert.deepEqual(legacy.embedding, embedded.embeddings[0]);
+  });
+
+  it("errors in Ollama's words: unknown model 404, a bad body 400", async () => {
+    calls++;
+    await assert.rejects(
+      client.chat({ model: "nope", messages: [{ role: "user", content: "x" }] }),
+      (error: unknown) => {
+        const status = (error as { status_code?: number }).status_code;
+        assert.equal(status, 404);
+        assert.equal((error as Error).message, "model 'nope' not found");
+        return true;
+      },
+    );
+    calls++;
+    const bad = await postJson(`${url}/api/chat`, { model: "llama3", messages: "no" });
+    assert.equal(bad.status, 400);
+    assert.equal(typeof bad.json().error, "string");
+    await assert.rejects(client.show({ model: "nope" }), /model 'nope' not found/);
+    const missing = await http(`${url}/api/tags`);
+    assert.equal(missing.status, 200);
+  });
+
+  it("stats and metrics count every chat and embeddings call", async () => {
+    await assertCounted(url, calls);
+  });
+});
