@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import type { CreateOptions, KeysOptions } from "./cli/keys.ts";
 import { ConfigError } from "./config/config-error.ts";
 import { VERSION } from "./version.ts";
 
@@ -91,6 +92,44 @@ query("health", "show a running gateway's health (exit 1 when unhealthy)", async
   console.log(output);
   if (!healthy) process.exitCode = 1;
 });
+
+const keys = program.command("keys").description("manage the virtual keys of a running gateway (needs its master key)");
+const keysCommand = (name: string, description: string) =>
+  keys
+    .command(name)
+    .description(description)
+    .option("--url <url>", "the running gateway", DEFAULT_URL)
+    .option("--key-env <name>", "the environment variable holding the master key", "SWITCHBOARD_MASTER_KEY")
+    .option("--json", "print JSON instead of a table");
+keysCommand("create", "make a key; its secret is printed once")
+  .requiredOption("--name <name>", "a name for people, metrics and logs")
+  .option("--models <list>", "models the key may use, comma-separated (default: all)")
+  .option("--rpm <n>", "requests per minute")
+  .option("--tpm <n>", "tokens per minute")
+  .option("--max-concurrent <n>", "requests in flight at once")
+  .option("--budget-usd <usd>", "spend limit")
+  .option("--budget-period <period>", "daily, monthly or total (default monthly)")
+  .option("--expires-at <time>", "ISO 8601 time after which the key is refused")
+  .action((options: CreateOptions) =>
+    guarded(async () => {
+      const { createKeyCommand } = await import("./cli/keys.ts");
+      console.log(await createKeyCommand(options));
+    }),
+  );
+keysCommand("list", "list the keys with their limits and usage (never their secrets)").action((options: KeysOptions) =>
+  guarded(async () => {
+    const { listKeysCommand } = await import("./cli/keys.ts");
+    console.log(await listKeysCommand(options));
+  }),
+);
+keysCommand("revoke", "revoke a key (on every replica within a second)")
+  .argument("<id>", "the key's id (key_…)")
+  .action((id: string, options: KeysOptions) =>
+    guarded(async () => {
+      const { revokeKeyCommand } = await import("./cli/keys.ts");
+      console.log(await revokeKeyCommand(options, id));
+    }),
+  );
 
 program
   .command("config")

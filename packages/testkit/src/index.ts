@@ -16,5 +16,6 @@ export {
 export { freePort, isPortOpen, waitForPort } from "./ports.ts";
 export { ManagedProcess, type Readiness, type StartOptions, startProcess, type Teardown, tsNode } from "./process.ts";
 export { type ExitedRun, type RunToExitOptions, runToExit } from "./run-to-exit.ts";
+export { type RedisServer, startRedis } from "./store/redis.ts";
 export { suiteTeardown } from "./teardown.ts";
 export { waitUntil, withTimeout } from "./wait.ts";

@@ -177,7 +177,7 @@ describe("keys and limits (embedded store)", () => {
     const metrics = await http(`${gateway.url}/metrics`, { headers: admin });
     assert.match(metrics.text, /gateway_key_requests_total\{key="spender",status="200"\} 1/);
     assert.match(metrics.text, /gateway_key_spend_usd\{key="spender"\} [\d.]+/);
-    assert.match(metrics.text, /gateway_state_store_up 1/);
+    assert.match(metrics.text, /^gateway_state_store_up 1$/m);
   });
 
   it("max_concurrent: a second request while one is in flight gets 429", async () => {
