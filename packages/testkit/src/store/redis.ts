@@ -12,7 +12,11 @@ export interface RedisServer extends RunningServer {
 }
 
 /** Starts redis-server in the foreground; resolves once it answers PING. */
-export async function startRedis(teardown: Teardown, options: { timeoutMs?: number } = {}): Promise<RedisServer> {
+export async function startRedis(
+  teardown: Teardown,
+  /** appendfsync: "always" (the default here: a restart loses nothing) or "everysec" (Redis's own default, for benches). */
+  options: { timeoutMs?: number; appendfsync?: "always" | "everysec" } = {},
+): Promise<RedisServer> {
   const binary = requireBinary("redis-server", "redis-server");
   const dir = makeServerDir("redis");
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -30,7 +34,7 @@ export async function startRedis(teardown: Teardown, options: { timeoutMs?: numb
       "yes",
       // Every write reaches the file at once: a test that restarts Redis finds all it wrote.
       "--appendfsync",
-      "always",
+      options.appendfsync ?? "always",
       "--save",
       "",
       "--daemonize",
