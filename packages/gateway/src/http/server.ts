@@ -19,6 +19,7 @@ import { registerInfoRoutes } from "./routes/info.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerOllamaRoutes } from "./routes/ollama.ts";
+import { registerResponsesRoutes } from "./routes/responses.ts";
 import { sendError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -107,6 +108,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerEmbeddingsRoute(app, context);
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);
+  registerResponsesRoutes(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);
