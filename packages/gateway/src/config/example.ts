@@ -97,6 +97,16 @@ priority = 1                     # lower is preferred
 # hard_limit_action = "block_cloud"  # warn | block_cloud | block_all
 # state_file = "gateway-spend.json"  # spend across restarts, relative to this file
 
+# [auth]                         # keys: off unless set (then every route but /health needs one)
+# master_key_env = "GATEWAY_MASTER_KEY"  # the variable holding the master key (16+ characters)
+# public_metrics = false         # true: /metrics and the dashboard without the master key
+
+# [state]                        # keys, limits and spend; "redis" lets replicas act as one
+# backend = "embedded"           # embedded (one process, a file) | redis
+# path = "gateway-state.json"    # embedded: relative to this file
+# url = "redis://127.0.0.1:6379" # redis
+# key_prefix = "switchboard:"    # redis
+
 # [pricing."my-finetune"]        # USD per million tokens; overrides or adds to the built-in prices
 # input_usd_per_mtok = 3
 # output_usd_per_mtok = 15
