@@ -3,22 +3,9 @@
 // is neither, such as a reaction). An action is a text in single asterisks or underscores (what the bridge sends for
 // one shows in italics). Pure: the poller knows the time and who the bridge is.
 import { Events } from "../../message.ts";
+import { IGNORE, type InboundChange } from "../inbound-change.ts";
 import { bridgeId } from "./graph.ts";
 import type { TeamsMessage } from "./message-shape.ts";
-
-export type Inbound =
-  | { kind: "ignore" }
-  | { kind: "delete"; id: string }
-  | {
-      kind: "text";
-      id: string;
-      parentId: string;
-      text: string;
-      event: string;
-      userId: string;
-      username: string;
-      edited: boolean;
-    };
 
 export interface InterpretOptions {
   /** The signed-in user the bridge posts as. */
@@ -28,15 +15,18 @@ export interface InterpretOptions {
   postedByUs(id: string): boolean;
 }
 
-const IGNORE: Inbound = { kind: "ignore" };
-
 function asAction(text: string): { text: string; action: boolean } {
   const match = /^([*_])(?![*_])([\s\S]*[^*_])\1$/.exec(text);
   return match ? { text: match[2] as string, action: true } : { text, action: false };
 }
 
 /** `since`: the channel's last seen time; `known`: the message was seen before, so it is not new. */
-export function interpret(message: TeamsMessage, since: number, known: boolean, options: InterpretOptions): Inbound {
+export function interpret(
+  message: TeamsMessage,
+  since: number,
+  known: boolean,
+  options: InterpretOptions,
+): InboundChange {
   const id = bridgeId({ root: message.replyToId ?? message.id, ...(message.replyToId ? { reply: message.id } : {}) });
   if (message.fromUserId === options.ownUserId || options.postedByUs(id)) return IGNORE;
   if (message.messageType !== "message") return IGNORE;

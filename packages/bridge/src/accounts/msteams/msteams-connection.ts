@@ -12,7 +12,8 @@ import {
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
-import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { relayChange } from "../inbound-change.ts";
 import { objectOf, stringOf } from "../json-fields.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
@@ -180,22 +181,7 @@ export class MsteamsConnection implements Connection {
       editDisable: this.#settings.EditDisable,
       postedByUs: (id) => this.#own.has(id),
     });
-    if (inbound.kind === "ignore") return;
-    if (inbound.kind === "delete") {
-      this.#context.receive(emptyMessage({ id: inbound.id, channel: channelId, event: Events.msgDelete }));
-      return;
-    }
-    this.#context.receive(
-      emptyMessage({
-        text: inbound.edited ? `${inbound.text}${this.#settings.EditSuffix}` : inbound.text,
-        channel: channelId,
-        username: inbound.username,
-        userid: inbound.userId,
-        id: inbound.id,
-        parent_id: inbound.parentId,
-        event: inbound.event,
-      }),
-    );
+    relayChange(this.#context, inbound, channelId, this.#settings.EditSuffix);
   }
 
   async #send(delivery: Delivery): Promise<string> {

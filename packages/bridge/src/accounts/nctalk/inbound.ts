@@ -4,21 +4,8 @@
 // messages, other system messages, commands). Rich object placeholders are filled as Matterbridge does: a mention
 // becomes `@name`, a shared file its link. Pure: the connection knows who the bridge is.
 import { Events } from "../../message.ts";
+import { IGNORE, type InboundChange } from "../inbound-change.ts";
 import type { RichObject, TalkMessage } from "./message-shape.ts";
-
-export type Inbound =
-  | { kind: "ignore" }
-  | { kind: "delete"; id: string }
-  | {
-      kind: "text";
-      id: string;
-      parentId: string;
-      text: string;
-      event: string;
-      userId: string;
-      username: string;
-      edited: boolean;
-    };
 
 export interface InterpretOptions {
   /** The Nextcloud user the bridge signs in as. */
@@ -29,7 +16,6 @@ export interface InterpretOptions {
   postedByUs(id: string): boolean;
 }
 
-const IGNORE: Inbound = { kind: "ignore" };
 const MENTION_TYPES = new Set(["user", "guest", "group", "call", "user-group", "circle", "team", "email"]);
 
 function render(parameter: RichObject): string {
@@ -59,7 +45,7 @@ export function displayName(message: TalkMessage, guestSuffix: string): string {
   return message.actorType === "guests" ? `${name}${guestSuffix}` : name;
 }
 
-function textOf(message: TalkMessage, options: InterpretOptions, edited: boolean): Inbound {
+function textOf(message: TalkMessage, options: InterpretOptions, edited: boolean): InboundChange {
   const { text, action } = asAction(richText(message));
   if (text.trim() === "") return IGNORE;
   return {
@@ -74,7 +60,7 @@ function textOf(message: TalkMessage, options: InterpretOptions, edited: boolean
   };
 }
 
-export function interpret(message: TalkMessage, options: InterpretOptions): Inbound {
+export function interpret(message: TalkMessage, options: InterpretOptions): InboundChange {
   const target = message.parent;
   if (message.systemMessage === "message_deleted") {
     if (target === undefined || isOwn(target, options)) return IGNORE;

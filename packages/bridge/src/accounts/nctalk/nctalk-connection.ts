@@ -7,18 +7,20 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import {
-  AccountFailure,
   type Connection,
   type ConnectionContext,
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
-import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { describeFailure } from "../failure-reason.ts";
+import { guardedSend } from "../guarded-send.ts";
+import { relayChange } from "../inbound-change.ts";
 import { arrayOf, integerOf, objectOf, stringOf } from "../json-fields.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
 import { CURRENT_USER, chatPath, messagePath, newestQuery } from "./chat-paths.ts";
-import { credentialsFailure, isNetworkError, isOcsError, sendFailure } from "./errors.ts";
+import { credentialsFailure, credentialsRevoked, isOcsError, SEND_FAILURES } from "./errors.ts";
 import { interpret } from "./inbound.ts";
 import type { NCTALK_KEYS } from "./keys.ts";
 import { readTalkMessage } from "./message-shape.ts";
@@ -67,7 +69,7 @@ export class NctalkConnection implements Connection {
       this.#logger.info({ user: id }, `signed in to Nextcloud Talk at ${this.#baseUrl} as ${id}`);
     } catch (error) {
       await client.close();
-      throw credentialsFailure(error) ?? describe(error, `connecting to ${this.#baseUrl}`);
+      throw credentialsFailure(error) ?? describeFailure(error, `connecting to ${this.#baseUrl}`);
     }
     this.#client = client;
     this.#joined.clear();
@@ -98,9 +100,7 @@ export class NctalkConnection implements Connection {
   }
 
   send(delivery: Delivery): Promise<string> {
-    return this.#send(delivery).catch((error: unknown) => {
-      throw this.#sendError(error);
-    });
+    return guardedSend(() => this.#send(delivery), this.#context, SEND_FAILURES);
   }
 
   async disconnect(): Promise<void> {
@@ -118,13 +118,9 @@ export class NctalkConnection implements Connection {
       unreadable: (answer, reason) => this.#malformed.skip("a Talk poll answer", answer, reason),
       failed: (error) => {
         if (signal.aborted) return;
-        if (isOcsError(error, 401)) {
-          this.#context.failed(
-            new Error(`Nextcloud no longer accepts Login and Password: ${(error as Error).message}`),
-          );
-        } else {
-          this.#context.disconnected(describe(error, `polling conversation ${poller.token}`));
-        }
+        const revoked = credentialsRevoked(error);
+        if (revoked !== undefined) this.#context.failed(new Error(revoked));
+        else this.#context.disconnected(describeFailure(error, `polling conversation ${poller.token}`));
       },
     });
   }
@@ -143,22 +139,7 @@ export class NctalkConnection implements Connection {
       editDisable: this.#settings.EditDisable,
       postedByUs: (id) => this.#own.has(id),
     });
-    if (inbound.kind === "ignore") return;
-    if (inbound.kind === "delete") {
-      this.#context.receive(emptyMessage({ id: inbound.id, channel: token, event: Events.msgDelete }));
-      return;
-    }
-    this.#context.receive(
-      emptyMessage({
-        text: inbound.edited ? `${inbound.text}${this.#settings.EditSuffix}` : inbound.text,
-        channel: token,
-        username: inbound.username,
-        userid: inbound.userId,
-        id: inbound.id,
-        parent_id: inbound.parentId,
-        event: inbound.event,
-      }),
-    );
+    relayChange(this.#context, inbound, token, this.#settings.EditSuffix);
   }
 
   async #send(delivery: Delivery): Promise<string> {
@@ -196,29 +177,8 @@ export class NctalkConnection implements Connection {
     }
   }
 
-  #sendError(error: unknown): Error {
-    if (isNetworkError(error)) {
-      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
-      this.#context.disconnected(error);
-      return describe(error, "sending");
-    }
-    if (isOcsError(error, 401)) {
-      this.#context.failed(new Error(`Nextcloud no longer accepts Login and Password: ${(error as Error).message}`));
-    }
-    return sendFailure(error);
-  }
-
   #liveClient(): OcsClient {
     if (this.#client === undefined) throw new Error("not connected");
     return this.#client;
   }
-}
-
-/** An error whose message says what was being done; credentials never appear in it. */
-function describe(error: unknown, doing: string): Error {
-  if (error instanceof AccountFailure) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  const hint = /certificate/i.test(cause) ? "; for a self-signed server set SkipTLSVerify = true" : "";
-  return new Error(`${doing}: ${reason}${cause}${hint}`);
 }

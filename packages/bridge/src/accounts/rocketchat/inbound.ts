@@ -3,22 +3,16 @@
 // topic change, a delete (`rm`), an edit — or nothing (the bridge's own messages, other system messages). Pure: the
 // connection knows which messages are its own.
 import { Events } from "../../message.ts";
+import { IGNORE, type InboundChange } from "../inbound-change.ts";
 import type { RcMessage } from "./message-shape.ts";
-
-export type Inbound =
-  | { kind: "ignore" }
-  | { kind: "delete"; id: string }
-  | { kind: "text"; id: string; parentId: string; text: string; event: string; username: string; edited: boolean };
-
-const IGNORE: Inbound = { kind: "ignore" };
 
 function asAction(text: string): { text: string; action: boolean } {
   const match = /^_(?!_)([\s\S]*[^_])_$/.exec(text);
   return match ? { text: match[1] as string, action: true } : { text, action: false };
 }
 
-export function interpret(message: RcMessage, serverUrl: string, editDisable: boolean): Inbound {
-  const base = { id: message.id, parentId: message.threadId, edited: false };
+export function interpret(message: RcMessage, serverUrl: string, editDisable: boolean): InboundChange {
+  const base = { id: message.id, parentId: message.threadId, userId: message.userId, edited: false };
   switch (message.type) {
     case "":
       break;

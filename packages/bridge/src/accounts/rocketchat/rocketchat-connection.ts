@@ -7,19 +7,21 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import {
-  AccountFailure,
   type Connection,
   type ConnectionContext,
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { describeFailure } from "../failure-reason.ts";
+import { guardedSend } from "../guarded-send.ts";
+import { relayChange } from "../inbound-change.ts";
 import { objectOf, stringOf } from "../json-fields.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
 import { type Json, RocketChatApi } from "./api.ts";
 import { DdpClient } from "./ddp.ts";
-import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
+import { credentialsFailure, isApiError, SEND_FAILURES } from "./errors.ts";
 import { interpret } from "./inbound.ts";
 import type { ROCKETCHAT_KEYS } from "./keys.ts";
 import { type RcMessage, readChange, readMessage } from "./message-shape.ts";
@@ -75,7 +77,7 @@ export class RocketChatConnection implements Connection {
       username = stringOf((await api.me()).username) ?? settings.Login;
     } catch (error) {
       await api.close();
-      throw credentialsFailure(error) ?? describe(error, `connecting to ${this.#baseUrl}`);
+      throw credentialsFailure(error) ?? describeFailure(error, `connecting to ${this.#baseUrl}`);
     }
     this.#api = api;
     const ddp = new DdpClient(`${this.#baseUrl.replace(/^http/i, "ws")}/websocket`, !settings.SkipTLSVerify);
@@ -91,7 +93,7 @@ export class RocketChatConnection implements Connection {
       });
       await ddp.call("login", [{ resume: api.token }]);
     } catch (error) {
-      throw describe(error, "opening the realtime connection");
+      throw describeFailure(error, "opening the realtime connection");
     }
     this.#logger.info({ user: username }, `logged in to Rocket.Chat at ${this.#baseUrl} as ${username}`);
   }
@@ -130,9 +132,7 @@ export class RocketChatConnection implements Connection {
   }
 
   send(delivery: Delivery): Promise<string> {
-    return this.#send(delivery).catch((error: unknown) => {
-      throw this.#sendError(error);
-    });
+    return guardedSend(() => this.#send(delivery), this.#context, SEND_FAILURES);
   }
 
   async disconnect(): Promise<void> {
@@ -214,25 +214,10 @@ export class RocketChatConnection implements Connection {
     await this.#own.settled(message.roomId);
     if (message.userId === this.#userId || this.#own.has(message.id)) return;
     const inbound = interpret(message, this.#baseUrl, this.#settings.EditDisable);
-    if (inbound.kind === "ignore") return;
-    if (inbound.kind === "delete") {
-      this.#context.receive(emptyMessage({ id: inbound.id, channel, event: Events.msgDelete }));
-      return;
-    }
     const avatar =
       message.avatar || (message.username ? `${this.#baseUrl}/avatar/${encodeURIComponent(message.username)}` : "");
-    this.#context.receive(
-      emptyMessage({
-        text: inbound.edited ? `${inbound.text}${this.#settings.EditSuffix}` : inbound.text,
-        channel,
-        username: inbound.username,
-        userid: message.userId,
-        avatar: inbound.event === Events.joinLeave ? "" : avatar,
-        id: inbound.id,
-        parent_id: inbound.parentId,
-        event: inbound.event,
-      }),
-    );
+    const shown = inbound.kind === "text" && inbound.event !== Events.joinLeave ? avatar : "";
+    relayChange(this.#context, inbound, channel, this.#settings.EditSuffix, { avatar: shown });
   }
 
   async #send(delivery: Delivery): Promise<string> {
@@ -283,29 +268,8 @@ export class RocketChatConnection implements Connection {
     }
   }
 
-  #sendError(error: unknown): Error {
-    if (isNetworkError(error)) {
-      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
-      this.#context.disconnected(error);
-      return describe(error, "sending");
-    }
-    if (isApiError(error, 401)) {
-      this.#context.failed(new Error(`Rocket.Chat no longer accepts the session: ${(error as Error).message}`));
-    }
-    return sendFailure(error);
-  }
-
   #liveApi(): RocketChatApi {
     if (this.#api === undefined || this.#ddp === undefined) throw new Error("not connected");
     return this.#api;
   }
-}
-
-/** An error whose message says what was being done; credentials never appear in it. */
-function describe(error: unknown, doing: string): Error {
-  if (error instanceof AccountFailure) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  const hint = /certificate/i.test(`${reason}${cause}`) ? "; for a self-signed server set SkipTLSVerify = true" : "";
-  return new Error(`${doing}: ${reason}${cause}${hint}`);
 }

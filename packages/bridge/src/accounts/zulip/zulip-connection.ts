@@ -7,18 +7,19 @@ import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import {
-  AccountFailure,
   type Connection,
   type ConnectionContext,
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { describeFailure } from "../failure-reason.ts";
+import { guardedSend } from "../guarded-send.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
 import { ZulipApi } from "./api.ts";
 import { bindingKey, parseChannel, type ZulipChannel } from "./channel-name.ts";
-import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
+import { credentialsFailure, isApiError, SEND_FAILURES } from "./errors.ts";
 import { EventPoller, type QueuePosition } from "./event-poller.ts";
 import { absoluteUrl, inboundText } from "./inbound.ts";
 import type { ZULIP_KEYS } from "./keys.ts";
@@ -82,7 +83,7 @@ export class ZulipConnection implements Connection {
       this.#logger.info({ user: me.full_name }, `logged in to Zulip at ${this.#serverUrl} as ${String(me.full_name)}`);
     } catch (error) {
       await api.close();
-      throw credentialsFailure(error) ?? describe(error, `connecting to ${this.#serverUrl}`);
+      throw credentialsFailure(error) ?? describeFailure(error, `connecting to ${this.#serverUrl}`);
     }
     this.#api = api;
     const poller = new EventPoller(api);
@@ -91,7 +92,7 @@ export class ZulipConnection implements Connection {
       events: (events) => this.#onEvents(events),
       queueGone: () => this.#register(api),
       failed: (error) => {
-        if (this.#poller === poller) this.#context.disconnected(describe(error, "polling the event queue"));
+        if (this.#poller === poller) this.#context.disconnected(describeFailure(error, "polling the event queue"));
       },
     });
   }
@@ -122,9 +123,7 @@ export class ZulipConnection implements Connection {
   }
 
   send(delivery: Delivery): Promise<string> {
-    return this.#send(delivery).catch((error: unknown) => {
-      throw this.#sendError(error);
-    });
+    return guardedSend(() => this.#send(delivery), this.#context, SEND_FAILURES);
   }
 
   async disconnect(): Promise<void> {
@@ -344,29 +343,8 @@ export class ZulipConnection implements Connection {
     }
   }
 
-  #sendError(error: unknown): Error {
-    if (isNetworkError(error)) {
-      // The link is down: report it, so the queue holds this message for the reconnect instead of dropping it.
-      this.#context.disconnected(error);
-      return describe(error, "sending");
-    }
-    if (isApiError(error, 401)) {
-      this.#context.failed(new Error(`Zulip no longer accepts Login and Token: ${(error as Error).message}`));
-    }
-    return sendFailure(error);
-  }
-
   #liveApi(): ZulipApi {
     if (this.#api === undefined) throw new Error("not connected");
     return this.#api;
   }
-}
-
-/** An error whose message says what was being done; credentials never appear in it. */
-function describe(error: unknown, doing: string): Error {
-  if (error instanceof AccountFailure) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  const hint = /certificate/i.test(cause) ? "; for a self-signed server set SkipTLSVerify = true" : "";
-  return new Error(`${doing}: ${reason}${cause}${hint}`);
 }
