@@ -38,15 +38,38 @@ describe("google backend through the openai SDK", () => {
     await gemini.close();
   });
 
-  it("lists generateContent models only; the key in x-goog-api-key, never in the URL", async () => {
+  it("lists generateContent and embedding models; the key in x-goog-api-key, never in the URL", async () => {
     const ids = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    assert.deepEqual(ids, ["gemini-2.5-flash"]);
+    assert.deepEqual(ids, ["gemini-2.5-flash", "text-embedding-004"]);
     for (const request of gemini.requests) {
       assert.equal(request.headers["x-goog-api-key"], KEY);
       assert.doesNotMatch(request.query, /key=/);
       assert.equal(request.headers["authorization"], undefined);
     }
+  });
+
+  it("embeddings through batchEmbedContents: one request per input, dimensions, float and base64", async () => {
+    const list = await client.embeddings.create({ model: "text-embedding-004", input: ["a", "bb"], dimensions: 4 });
+    assert.equal(list.data.length, 2);
+    assert.equal(list.data[1]?.index, 1);
+    assert.equal(list.data[0]?.embedding.length, 4);
+    assert.ok(list.usage.prompt_tokens > 0);
+    const sent = gemini.requests.findLast((request) => request.path.endsWith(":batchEmbedContents"))!;
+    assert.equal(sent.path, "/v1beta/models/text-embedding-004:batchEmbedContents");
+    assert.deepEqual(sent.body, {
+      requests: [
+        { model: "models/text-embedding-004", content: { parts: [{ text: "a" }] }, outputDimensionality: 4 },
+        { model: "models/text-embedding-004", content: { parts: [{ text: "bb" }] }, outputDimensionality: 4 },
+      ],
+    });
+    const encoded = await client.embeddings.create({
+      model: "text-embedding-004",
+      input: "a",
+      encoding_format: "base64",
+    });
+    const bytes = Buffer.from(encoded.data[0]?.embedding as unknown as string, "base64");
+    assert.equal(bytes.length, 16 * 4, "16 little-endian float32s");
   });
 
   it("non-streaming text: roles, systemInstruction, generationConfig; usage with cached tokens", async () => {

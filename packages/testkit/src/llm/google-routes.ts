@@ -3,6 +3,7 @@
 // and its error shape ({"error":{"code","message","status"}}).
 import type { IncomingMessage } from "node:http";
 import { countTokens, DEFAULT_CONTEXT_LENGTH, defaultReply } from "./content.ts";
+import { batchEmbed } from "./google-embed.ts";
 import { streamGemini } from "./google-stream.ts";
 import { buildAnswer } from "./reply.ts";
 import { type Exchange, type Handler, sendJson } from "./server.ts";
@@ -42,7 +43,7 @@ const GENERATION_FIELDS = new Set([
   "responseJsonSchema",
   "thinkingConfig",
 ]);
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
 let sequence = 0;
 
 export function googleError(exchange: Exchange, status: number, message: string, details?: unknown[]): void {
@@ -238,5 +239,6 @@ export function googleRoute(method: string, path: string): Handler | undefined {
   if (!match) return undefined;
   const model = decodeURIComponent(match[1]!);
   const action = match[2]!;
+  if (action === "batchEmbedContents") return (exchange) => batchEmbed(exchange, model, googleError);
   return (exchange) => generate(exchange, model, action);
 }

@@ -76,7 +76,7 @@ const anthropicDialect: Dialect = {
 const googleDialect: Dialect = {
   routes: new Map(googleRoutes()),
   route: googleRoute,
-  isInference: (path) => /:(stream)?[gG]enerateContent$/.test(path),
+  isInference: (path) => /:((stream)?[gG]enerateContent|batchEmbedContents)$/.test(path),
   faultBody: (status) => googleFaultBody(status),
   unauthorized: googleUnauthorized,
   credential: googleCredential,

@@ -4,8 +4,9 @@ import { type BackendContext, optionsOf } from "../module.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
-import type { ModelInfo } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
 import type { TokenUsage } from "../usage.ts";
+import { batchEmbedRequest, toOpenAiEmbeddings } from "./embeddings.ts";
 import { toOpenAiError } from "./errors.ts";
 import { googleOptions } from "./options.ts";
 import { type GoogleRequestOptions, googleNativeRequest, REQUEST_MODULE } from "./request.ts";
@@ -27,7 +28,7 @@ export class GoogleBackend extends TranslatedBackend {
     };
   }
 
-  /** GET /{version}/models: free. Only models that generate content are listed (embedding models are not served). */
+  /** GET /{version}/models: free. Models that generate content, and embedding models (served by batchEmbedContents). */
   async probe(timeoutMs: number): Promise<ModelInfo[]> {
     const { version } = this.translation.options;
     const list = (await this.client.getJson(`/${version}/models?pageSize=1000`, timeoutMs)) as {
@@ -38,17 +39,44 @@ export class GoogleBackend extends TranslatedBackend {
     for (const entry of list.models as Array<Record<string, unknown>>) {
       const name = entry?.["name"];
       const methods = entry?.["supportedGenerationMethods"];
-      if (typeof name !== "string" || !Array.isArray(methods) || !methods.includes("generateContent")) continue;
+      if (typeof name !== "string" || !Array.isArray(methods)) continue;
+      const embeds = methods.includes("embedContent");
+      if (!methods.includes("generateContent") && !embeds) continue;
       const limit = entry["inputTokenLimit"];
+      const id = name.replace(/^models\//, "");
       models.push({
-        id: name.replace(/^models\//, ""),
+        id,
         contextLength: typeof limit === "number" && limit > 0 ? limit : undefined,
-        capabilities: /^gemini/.test(name.replace(/^models\//, ""))
-          ? new Set(["completion", "vision", "tools", "json"])
-          : new Set(["completion"]),
+        capabilities: embeds
+          ? new Set(["embeddings"])
+          : /^gemini/.test(id)
+            ? new Set(["completion", "vision", "tools", "json"])
+            : new Set(["completion"]),
       });
     }
     return models;
+  }
+
+  override async embeddings(call: EmbeddingsCall, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply> {
+    const native = batchEmbedRequest(call);
+    const reply = await this.client.fetch("POST", native.path(this.translation.options.version), native.body, {
+      signal,
+      ids,
+    });
+    if (reply.statusCode !== 200) {
+      const mapped = toOpenAiError(reply.statusCode, reply.body);
+      return { statusCode: mapped.status, contentType: "application/json", body: Buffer.from(mapped.body) };
+    }
+    const list = toOpenAiEmbeddings(reply.body, call, native.body);
+    if (list) {
+      const usage = { inputTokens: list.tokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+      this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: false });
+      return list.reply;
+    }
+    const error = {
+      error: { message: "Google answered without embeddings", type: "server_error", code: "bad_backend_response" },
+    };
+    return { statusCode: 502, contentType: "application/json", body: Buffer.from(JSON.stringify(error)) };
   }
 
   protected translator(request: RequestOptions): ResponseTranslator {
