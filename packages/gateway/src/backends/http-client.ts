@@ -1,7 +1,7 @@
 import { Pool } from "undici";
 import type { BackendSettings } from "../config/types.ts";
 import { toUnreachable } from "./network-errors.ts";
-import type { UpstreamReply, UpstreamResponse } from "./types.ts";
+import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
 import { type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
 
 export interface ClientTimeouts {
@@ -48,7 +48,7 @@ export class BackendHttpClient {
     method: Method,
     path: string,
     body: string | Buffer | undefined,
-    options: { signal?: AbortSignal; timeoutMs?: number; requestId?: string } = {},
+    options: { signal?: AbortSignal; timeoutMs?: number; ids?: CallIds } = {},
   ): Promise<UpstreamResponse> {
     const headers = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
     const timeout = options.timeoutMs ?? this.#timeoutMs;
@@ -56,7 +56,7 @@ export class BackendHttpClient {
       const response = await this.#pool.request({
         method,
         path: this.#basePath + path,
-        headers: options.requestId ? { ...headers, "x-request-id": options.requestId } : headers,
+        headers: options.ids ? { ...headers, ...idHeaders(options.ids) } : headers,
         body,
         signal: options.signal,
         headersTimeout: timeout,
@@ -74,14 +74,17 @@ export class BackendHttpClient {
   }
 
   /** Sends a request through undici's low-level dispatch: the response goes straight to `sink`. */
-  dispatch(path: string, body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
+  dispatch(path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
     const handler = new SinkHandler(sink);
     try {
       this.#pool.dispatch(
         {
           method: "POST",
           path: this.#basePath + path,
-          headers: [...this.#jsonHeaderList, "x-request-id", requestId],
+          headers:
+            ids.traceparent === undefined
+              ? [...this.#jsonHeaderList, "x-request-id", ids.requestId]
+              : [...this.#jsonHeaderList, "x-request-id", ids.requestId, "traceparent", ids.traceparent],
           body,
           headersTimeout: this.#timeoutMs,
           bodyTimeout: this.#timeoutMs,
@@ -99,7 +102,7 @@ export class BackendHttpClient {
     method: Method,
     path: string,
     body: string | Buffer | undefined,
-    options: { signal?: AbortSignal; timeoutMs?: number; requestId?: string } = {},
+    options: { signal?: AbortSignal; timeoutMs?: number; ids?: CallIds } = {},
   ): Promise<UpstreamReply> {
     const response = await this.request(method, path, body, options);
     try {
@@ -135,4 +138,11 @@ export class BackendHttpClient {
   close(): Promise<void> {
     return this.#pool.close();
   }
+}
+
+/** The request's id and, when the client sent one, its trace context. */
+function idHeaders(ids: CallIds): Record<string, string> {
+  const headers: Record<string, string> = { "x-request-id": ids.requestId };
+  if (ids.traceparent !== undefined) headers["traceparent"] = ids.traceparent;
+  return headers;
 }

@@ -6,7 +6,7 @@ import { TranslationError } from "./openai-chat.ts";
 import type { NativeRequest, RequestOptions, RequestTranslation } from "./request-translation.ts";
 import { translateOffThread } from "./translate-off-thread.ts";
 import { answerLocally, type ResponseTranslator, TranslatingSink } from "./translated-call.ts";
-import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply } from "./types.ts";
+import type { Backend, CallIds, EmbeddingsCall, ModelInfo, UpstreamReply } from "./types.ts";
 import { PendingCall, type ResponseSink, type UpstreamCall } from "./upstream-call.ts";
 
 /** Bodies at least this large are translated on the translation thread (a 256 KiB prompt takes ~2 ms here). */
@@ -47,8 +47,8 @@ export abstract class TranslatedBackend implements Backend {
   /** The translator of one call's answer; it reads only the request's top-level options (RESPONSE_FIELDS). */
   protected abstract translator(request: RequestOptions): ResponseTranslator;
 
-  chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
-    if (typeof body !== "string" && body.length >= OFF_THREAD_BYTES) return this.#chatOffThread(body, requestId, sink);
+  chat(body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
+    if (typeof body !== "string" && body.length >= OFF_THREAD_BYTES) return this.#chatOffThread(body, ids, sink);
     const request = JSON.parse(typeof body === "string" ? body : body.toString("utf8")) as ChatBody;
     let native: NativeRequest;
     try {
@@ -57,18 +57,18 @@ export abstract class TranslatedBackend implements Backend {
       if (error instanceof TranslationError) return answerLocally(sink, 400, error.envelope());
       throw error;
     }
-    return this.#send(native, request, requestId, sink);
+    return this.#send(native, request, ids, sink);
   }
 
   /** A large body: parsed and re-encoded on the translation thread, sent from here once it is ready. */
-  #chatOffThread(body: Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
+  #chatOffThread(body: Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
     const pending = new PendingCall(sink);
     translateOffThread(body, this.translation).then(
       (reply) => {
         if (pending.aborted) return;
         if ("native" in reply) {
           const { path, stream, body: bytes } = reply.native;
-          pending.begin(this.#send({ path, stream, body: Buffer.from(bytes) }, reply.options, requestId, sink));
+          pending.begin(this.#send({ path, stream, body: Buffer.from(bytes) }, reply.options, ids, sink));
         } else if ("refused" in reply) pending.begin(answerLocally(sink, 400, reply.refused));
         else pending.begin(answerLocally(sink, 500, translationFailed(reply.failed)));
       },
@@ -76,7 +76,7 @@ export abstract class TranslatedBackend implements Backend {
       () => {
         if (pending.aborted) return;
         try {
-          pending.begin(this.chat(body.toString("utf8"), requestId, sink));
+          pending.begin(this.chat(body.toString("utf8"), ids, sink));
         } catch (error) {
           pending.begin(answerLocally(sink, 500, translationFailed(String(error))));
         }
@@ -85,7 +85,7 @@ export abstract class TranslatedBackend implements Backend {
     return pending;
   }
 
-  #send(native: NativeRequest, request: RequestOptions, requestId: string, sink: ResponseSink): UpstreamCall {
+  #send(native: NativeRequest, request: RequestOptions, ids: CallIds, sink: ResponseSink): UpstreamCall {
     const translating = new TranslatingSink({
       out: sink,
       translator: this.translator(request),
@@ -95,10 +95,10 @@ export abstract class TranslatedBackend implements Backend {
         if (usage) this.context.onUsage({ backend: this.settings.name, model: request.model, usage, reported: true });
       },
     });
-    return this.client.dispatch(native.path, native.body, requestId, translating);
+    return this.client.dispatch(native.path, native.body, ids, translating);
   }
 
-  async embeddings(_call: EmbeddingsCall, _requestId: string, _signal: AbortSignal): Promise<UpstreamReply> {
+  async embeddings(_call: EmbeddingsCall, _ids: CallIds, _signal: AbortSignal): Promise<UpstreamReply> {
     // Routing never sends embeddings here (no model of these types lists the capability); answer clearly if it does.
     const body = {
       error: {

@@ -13,6 +13,15 @@ export interface ModelInfo {
   created?: number | undefined;
 }
 
+/**
+ * What identifies one client request to a backend: its id (sent as x-request-id) and the client's W3C trace context
+ * (sent as traceparent, so a backend that traces joins the client's trace).
+ */
+export interface CallIds {
+  requestId: string;
+  traceparent?: string | undefined;
+}
+
 /** An upstream answer whose body has not been read yet. */
 export interface UpstreamResponse {
   statusCode: number;
@@ -55,11 +64,11 @@ export interface Backend {
    * Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. `parsed`, when the
    * caller has it, saves parsing the body again (a type that only reads it must not parse megabytes on the loop).
    */
-  chat(body: string | Buffer, requestId: string, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall;
+  chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall;
   /** Loading and unloading models, for the types whose server does it on demand (Ollama); absent otherwise. */
   readonly lifecycle?: ModelLifecycle;
   /** Computes embeddings and answers in OpenAI's format. */
-  embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply>;
+  embeddings(call: EmbeddingsCall, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply>;
   close(): Promise<void>;
 }
 

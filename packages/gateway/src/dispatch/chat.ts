@@ -12,6 +12,8 @@ import { routeHeaders } from "./route-headers.ts";
 
 export interface ChatRequest {
   requestId: string;
+  /** The client's W3C trace context, forwarded to the backend. */
+  traceparent?: string | undefined;
   facts?: RequestFacts | undefined;
   requestedModel: string;
   priority: Priority;
@@ -61,7 +63,8 @@ export function chatJob(request: ChatRequest): DispatchJob {
       );
       const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
       const parsed = { body: chat, model: target.model };
-      attempt.call = target.backend.backend.chat(body, request.requestId, attempt, parsed);
+      const ids = { requestId: request.requestId, traceparent: request.traceparent };
+      attempt.call = target.backend.backend.chat(body, ids, attempt, parsed);
       return attempt;
     },
   };

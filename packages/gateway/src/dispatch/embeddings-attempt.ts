@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
-import type { EmbeddingsCall } from "../backends/types.ts";
+import type { CallIds, EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
@@ -17,11 +17,11 @@ export class EmbeddingsAttempt implements Attempt {
   constructor(
     state: BackendState,
     call: EmbeddingsCall,
-    requestId: string,
+    ids: CallIds,
     headers: OutgoingHttpHeaders,
     res: AnswerWriter,
   ) {
-    this.done = this.#run(state, call, requestId, headers, res);
+    this.done = this.#run(state, call, ids, headers, res);
   }
 
   abort(): void {
@@ -31,13 +31,13 @@ export class EmbeddingsAttempt implements Attempt {
   async #run(
     state: BackendState,
     call: EmbeddingsCall,
-    requestId: string,
+    ids: CallIds,
     headers: OutgoingHttpHeaders,
     res: AnswerWriter,
   ): Promise<AttemptResult> {
     const signal = this.#controller.signal;
     try {
-      const reply = await state.backend.embeddings(call, requestId, signal);
+      const reply = await state.backend.embeddings(call, ids, signal);
       if (signal.aborted || res.destroyed) return { kind: "gone" };
       if (isBackendFault(reply.statusCode)) {
         return {

@@ -12,6 +12,8 @@ import { routeHeaders } from "./route-headers.ts";
 
 export interface EmbeddingsRequest {
   requestId: string;
+  /** The client's W3C trace context, forwarded to the backend. */
+  traceparent?: string | undefined;
   facts?: RequestFacts | undefined;
   requestedModel: string;
   priority: Priority;
@@ -58,7 +60,8 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
         body,
         inputJson: () => inputJson(request),
       };
-      return new EmbeddingsAttempt(target.backend, call, request.requestId, headers, res);
+      const ids = { requestId: request.requestId, traceparent: request.traceparent };
+      return new EmbeddingsAttempt(target.backend, call, ids, headers, res);
     },
   };
 }

@@ -77,6 +77,7 @@ export async function dispatchInboundChat(
   reply.hijack();
   const job = chatJob({
     requestId,
+    traceparent: traceparentOf(request.headers),
     facts: factsOf(request.raw),
     requestedModel: requested,
     priority: controls.priority,

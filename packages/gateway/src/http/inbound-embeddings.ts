@@ -60,6 +60,7 @@ export async function dispatchInboundEmbeddings<Body>(
   reply.hijack();
   const job = embeddingsJob({
     requestId,
+    traceparent: traceparentOf(request.headers),
     facts: factsOf(request.raw),
     requestedModel: input.model,
     priority,

@@ -132,7 +132,7 @@ describe("translated backends and pending calls", () => {
       const body = Buffer.from(
         JSON.stringify({ model: "m", messages: [{ role: "user", content: "x".repeat(OFF_THREAD_BYTES) }] }),
       );
-      const call = backend.chat(body, "r1", sink);
+      const call = backend.chat(body, { requestId: "r1" }, sink);
       assert.ok((call as unknown) instanceof PendingCall);
       call.abort();
       await new Promise((resolve) => setTimeout(resolve, 200));

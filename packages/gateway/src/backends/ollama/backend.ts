@@ -1,7 +1,7 @@
 import type { Capability } from "../../config/types.ts";
 import { capabilitySet } from "../model-facts.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { EmbeddingsCall, ModelInfo, ModelLifecycle, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ModelInfo, ModelLifecycle, UpstreamReply } from "../types.ts";
 import { ollamaLifecycle } from "./lifecycle.ts";
 
 interface ShowFacts {
@@ -71,7 +71,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
     return facts;
   }
 
-  override async embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
+  override async embeddings(call: EmbeddingsCall, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply> {
     // The input goes as the client sent it (its bytes may be megabytes the event loop never decoded).
     const head: Record<string, unknown> = { model: call.model };
     if (call.dimensions !== undefined) head["dimensions"] = call.dimensions;
@@ -80,7 +80,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
       Buffer.from(call.inputJson()),
       Buffer.from("}"),
     ]);
-    const reply = await this.client.fetch("POST", "/api/embed", payload, { signal, requestId });
+    const reply = await this.client.fetch("POST", "/api/embed", payload, { signal, ids });
     if (reply.statusCode !== 200) return reply;
     let parsed: { embeddings?: unknown; prompt_eval_count?: unknown };
     try {

@@ -2,7 +2,7 @@ import type { BackendSettings } from "../../config/types.ts";
 import { BackendHttpClient } from "../http-client.ts";
 import { modelFromListEntry } from "../model-facts.ts";
 import type { BackendContext } from "../module.ts";
-import type { Backend, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
+import type { Backend, CallIds, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 
 /** vLLM, llama.cpp server, LM Studio, exo and generic OpenAI-compatible servers: chat relayed byte for byte. */
@@ -29,12 +29,12 @@ export class OpenAICompatibleBackend implements Backend {
     return models;
   }
 
-  chat(body: string | Buffer, requestId: string, sink: ResponseSink): UpstreamCall {
-    return this.client.dispatch("/v1/chat/completions", body, requestId, sink);
+  chat(body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
+    return this.client.dispatch("/v1/chat/completions", body, ids, sink);
   }
 
-  embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
-    return this.client.fetch("POST", "/v1/embeddings", call.body, { signal, requestId });
+  embeddings(call: EmbeddingsCall, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply> {
+    return this.client.fetch("POST", "/v1/embeddings", call.body, { signal, ids });
   }
 
   close(): Promise<void> {

@@ -2,7 +2,7 @@ import type { BackendSettings } from "../../config/types.ts";
 import type { ChatBody } from "../../request/chat.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 import { openAiOptions } from "./options.ts";
 import { UsageObserver } from "./usage-observer.ts";
@@ -25,7 +25,7 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
     super(settings, context, authHeaders(settings));
   }
 
-  override chat(body: string | Buffer, requestId: string, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {
+  override chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {
     const request = parsed?.body ?? parseBody(body);
     const model = parsed?.model ?? (typeof request.model === "string" ? request.model : "");
     const observer = new UsageObserver({
@@ -35,11 +35,11 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
       countText: (text) => this.context.tokens.text(text),
       onUsage: (usage, reported) => this.context.onUsage({ backend: this.settings.name, model, usage, reported }),
     });
-    return this.client.dispatch("/v1/chat/completions", body, requestId, observer);
+    return this.client.dispatch("/v1/chat/completions", body, ids, observer);
   }
 
-  override async embeddings(call: EmbeddingsCall, requestId: string, signal: AbortSignal): Promise<UpstreamReply> {
-    const reply = await super.embeddings(call, requestId, signal);
+  override async embeddings(call: EmbeddingsCall, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply> {
+    const reply = await super.embeddings(call, ids, signal);
     if (reply.statusCode === 200) {
       try {
         const tokens = (JSON.parse(reply.body.toString("utf8")) as { usage?: { prompt_tokens?: unknown } }).usage

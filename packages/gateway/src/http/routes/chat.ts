@@ -52,6 +52,7 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     const maxTokens = body.max_tokens;
     const job = chatJob({
       requestId,
+      traceparent: traceparentOf(request.headers),
       facts: factsOf(request.raw),
       requestedModel: requested,
       priority: controls.priority,

@@ -47,6 +47,7 @@ export function registerEmbeddingsRoute(app: FastifyInstance, context: GatewayCo
     reply.hijack();
     const job = embeddingsJob({
       requestId,
+      traceparent: traceparentOf(request.headers),
       facts: factsOf(request.raw),
       requestedModel: input.model,
       priority,
