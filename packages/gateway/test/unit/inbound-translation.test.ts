@@ -79,7 +79,7 @@ describe("inbound translations keep every message and tool call, in order", () =
   it("OpenAI Responses items", () => {
     fc.assert(
       fc.property(fc.array(turn, { minLength: 1, maxLength: 12 }), (turns) => {
-        const input = turns.flatMap((t) =>
+        const input = turns.flatMap((t): Record<string, unknown>[] =>
           t.kind === "user"
             ? [{ role: "user", content: [{ type: "input_text", text: t.text }] }]
             : t.kind === "calls"
