@@ -66,6 +66,8 @@ export class SupervisedAccount implements Account {
   readonly #tuning: CoreTuning;
   readonly #queueObserver: QueueObserver | undefined;
   readonly #observer: RelayObserver | undefined;
+  /** A delivery with files as the connection gets it, once they are fetched. */
+  readonly #filesDelivered = new WeakMap<Delivery, Delivery>();
   /** Where what a stop leaves queued is kept for the next start, for its log line. */
   readonly #keptIn: string;
   /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
@@ -155,11 +157,18 @@ export class SupervisedAccount implements Account {
    */
   async #sendWithFiles(delivery: Delivery, prepared: PreparedFiles): Promise<string> {
     const relayed = await prepared.ready;
-    const upload = this.capabilities.uploads && delivery.message.id === "";
-    const uploads = upload ? relayed.flatMap((file) => (file.local ? [file.local] : [])) : [];
-    const linked = relayed.filter((file) => !upload || file.local === undefined).map((file) => file.info);
-    const message = { ...delivery.message, Extra: withFiles(delivery.message.Extra, linked) };
-    const id = await this.connection.send({ ...delivery, message, uploads, files: undefined });
+    // The same object on every attempt, so a protocol can tell a retry (what it already sent) by it.
+    let ready = this.#filesDelivered.get(delivery);
+    if (ready === undefined) {
+      const upload = this.capabilities.uploads && delivery.message.id === "";
+      const uploads = upload ? relayed.flatMap((file) => (file.local ? [file.local] : [])) : [];
+      const linked = relayed.filter((file) => !upload || file.local === undefined).map((file) => file.info);
+      const message = { ...delivery.message, Extra: withFiles(delivery.message.Extra, linked) };
+      ready = { ...delivery, message, uploads, files: undefined };
+      this.#filesDelivered.set(delivery, ready);
+    }
+    const uploads = ready.uploads ?? [];
+    const id = await this.connection.send(ready);
     const bytes = uploads.reduce((total, file) => total + file.size, 0);
     if (bytes > 0) this.#observer?.fileBytes(this.id, delivery.gateway, bytes);
     return id;

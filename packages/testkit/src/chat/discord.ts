@@ -67,7 +67,13 @@ export interface DiscordHuman {
   say(
     channel: string,
     content: string,
-    options?: { replyTo?: string; attachments?: string[]; files?: { name: string; data: Buffer }[] },
+    options?: {
+      replyTo?: string;
+      attachments?: string[];
+      files?: { name: string; data: Buffer }[];
+      /** Attachments whose URL points anywhere (a test's own server), with the size Discord would claim. */
+      links?: { name: string; url: string; size: number }[];
+    },
   ): MessageObject;
   /** Edits one of their messages (MESSAGE_UPDATE). */
   edit(messageId: string, content: string): MessageObject;
@@ -301,6 +307,10 @@ function human(
       });
       for (const file of sayOptions.files ?? []) {
         attachments.push(store(channel.id, { ...file, contentType: "application/octet-stream" }));
+      }
+      for (const [index, link] of (sayOptions.links ?? []).entries()) {
+        const id = `${Date.now()}${index}9`;
+        attachments.push({ id, filename: link.name, size: link.size, url: link.url, proxy_url: link.url });
       }
       const message = world.newMessage(channel, member.user, content, {
         attachments,

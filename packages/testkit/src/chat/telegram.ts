@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { BotApiError, notFound, tooManyRequests, unauthorized } from "./telegram/bot-api-error.ts";
+import { mediaFields, readMultipart } from "./telegram/files.ts";
 import type { MessageEntity } from "./telegram/formatting.ts";
 import { type BotAction, Described, METHODS, type Params } from "./telegram/methods.ts";
 import { type BotState, type ChatState, type ChatType, type User, World } from "./telegram/world.ts";
@@ -34,6 +35,8 @@ export interface TelegramUser {
   readonly user: User;
   /** Posts a message (a channel post in a channel); returns its message id. */
   say(chatId: number, text: string, options?: SayOptions): number;
+  /** Posts a photo (a picture's name: .png, .jpg...) or else a document, with an optional caption. */
+  sendFile(chatId: number, file: { name: string; data: Buffer; caption?: string; asDocument?: boolean }): number;
   edit(chatId: number, messageId: number, text: string, entities?: MessageEntity[]): void;
   /** Deletes a message; bots are not told (the Bot API has no such update for groups). */
   delete(chatId: number, messageId: number): void;
@@ -116,8 +119,7 @@ async function readParams(request: IncomingMessage, url: URL): Promise<Params> {
   } else if (type.startsWith("application/x-www-form-urlencoded")) {
     Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString("utf8"))));
   } else if (type.startsWith("multipart/form-data")) {
-    const form = await new Response(body, { headers: { "content-type": type } }).formData();
-    for (const [key, value] of form) if (typeof value === "string") params[key] = value;
+    Object.assign(params, readMultipart(body, request.headers["content-type"] ?? ""));
   }
   return params;
 }
@@ -153,6 +155,17 @@ export async function startTelegramSimulator(
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const download = /^\/file\/bot([^/]*)\/(.+)$/.exec(url.pathname);
+    if (download !== null && request.method === "GET") {
+      const file = world.bots.has(decodeURIComponent(download[1] as string))
+        ? world.files.byPath(decodeURIComponent(download[2] as string))
+        : undefined;
+      calls.push({ bot: "", method: "file", status: file ? 200 : 404 });
+      if (file === undefined) return answer(response, 404, { ok: false, error_code: 404, description: "Not Found" });
+      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.data.length });
+      response.end(file.data);
+      return;
+    }
     const match = /^\/bot([^/]*)\/(?:test\/)?([^/]*)$/.exec(url.pathname);
     const redacted = url.pathname.replace(/^\/bot[^/]*/, "/bot<token>");
     let botName = "";
@@ -252,6 +265,18 @@ export async function startTelegramSimulator(
           ...(entities?.length ? { entities } : {}),
           ...(thread === undefined ? {} : { message_thread_id: thread, is_topic_message: true }),
           ...(replyTo !== undefined ? { reply_to: replyTo } : thread !== undefined ? { reply_to: thread } : {}),
+        }).message_id;
+      },
+      sendFile(chatId, { name, data, caption, asDocument }) {
+        const chat = chatOf(chatId);
+        if (!chat.members.has(user.id)) throw new Error(`${user.first_name} is not in chat ${chatId}`);
+        const kind = !asDocument && /\.(png|jpe?g|gif|webp)$/i.test(name) ? "photos" : "documents";
+        const stored = world.files.add(name, data, kind);
+        return world.post(chat, {
+          ...authored(chat),
+          ...(caption ? { caption } : {}),
+          media: mediaFields(stored, kind),
+          file: { id: stored.file_id, name, size: data.length },
         }).message_id;
       },
       edit(chatId, messageId, text, entities = []) {

@@ -36,6 +36,7 @@ import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./i
 import type { DISCORD_KEYS } from "./keys.ts";
 import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_USERNAME_MAX } from "./outbound.ts";
 import { guardPackets } from "./packet-guard.ts";
+import { makeRequest } from "./rest-request.ts";
 import { stopShardReconnects } from "./shard-reconnect.ts";
 import { ChannelWebhooks } from "./webhooks.ts";
 
@@ -88,7 +89,7 @@ export class DiscordConnection implements Connection {
       intents,
       // Edits and deletes of messages sent before the bot connected arrive as partial messages.
       partials: [Partials.Message],
-      rest: { api: settings.ApiURL.replace(/\/+$/, ""), rejectOnRateLimit: () => true },
+      rest: { api: settings.ApiURL.replace(/\/+$/, ""), rejectOnRateLimit: () => true, makeRequest },
       allowedMentions: this.#mentions,
     });
     this.#client = client;

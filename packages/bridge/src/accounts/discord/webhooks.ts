@@ -4,6 +4,7 @@
 // the account's ApiURL.
 import { type TextChannel, WebhookClient } from "discord.js";
 import type { Logger } from "pino";
+import { makeRequest } from "./rest-request.ts";
 
 /** The name given to webhooks this account creates. */
 export const WEBHOOK_NAME = "Switchboard";
@@ -67,7 +68,7 @@ export class ChannelWebhooks {
     this.#clients.get(channelId)?.destroy();
     this.#clients.set(
       channelId,
-      new WebhookClient(credentials, { rest: { api: this.#api, rejectOnRateLimit: () => true } }),
+      new WebhookClient(credentials, { rest: { api: this.#api, rejectOnRateLimit: () => true, makeRequest } }),
     );
   }
 

@@ -4,6 +4,7 @@
 // text (QuoteFormat, QuoteLengthLimit), forwards say where they come from, formatting entities become Markdown, and
 // edits are relayed with EditSuffix unless EditDisable. Unlike Matterbridge, "/me text" is an action (user_action),
 // and a user without any name is named by their id (Matterbridge showed "<>").
+import { fileInfo } from "../../core/files/file-info.ts";
 import { Events, emptyMessage, type Message } from "../../message.ts";
 import { messageKey } from "./ids.ts";
 import type { TgEntity, TgMessage, TgUser } from "./update-shape.ts";
@@ -127,8 +128,9 @@ export function textMessage(
   settings: InboundSettings,
   edited: boolean,
 ): Message | undefined {
-  const raw = message.text ?? message.caption;
-  if (raw === undefined || raw === "") return undefined;
+  const raw = message.text ?? message.caption ?? "";
+  // An edit of a photo's caption carries no file again (the core relays files with new messages only).
+  if (raw === "" && message.file === undefined) return undefined;
   let text = entitiesToMarkdown(raw, message.entities ?? message.caption_entities);
   let event = "";
   const action = /^\/me(?:@\w+)?\s+/.exec(text);
@@ -151,6 +153,11 @@ export function textMessage(
     event,
     id: messageKey(message.chat.id, message.message_id),
     parent_id: parent === undefined ? "" : messageKey(message.chat.id, parent.message_id),
+    // No URL: Telegram's file URLs carry the bot token; the account fetches the file by its file_id.
+    Extra:
+      message.file === undefined
+        ? null
+        : { file: [fileInfo({ Name: message.file.name, Size: message.file.size, NativeID: message.file.fileId })] },
   });
 }
 

@@ -8,6 +8,7 @@ export const telegramProtocol = defineProtocol({
   name: "telegram",
   keys: TELEGRAM_KEYS,
   unsupportedKeys: ["UseInsecureURL", "MediaConvertTgs", "MediaConvertWebPToPNG"],
+  capabilities: { uploads: true },
   validate(settings) {
     const problems: string[] = [];
     if (!/^\d+:[A-Za-z0-9_-]+$/.test(settings.Token.trim())) {

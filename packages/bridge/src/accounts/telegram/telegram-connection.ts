@@ -3,12 +3,16 @@
 // beside one), then one long-poll loop reads updates until it fails: that is a reported disconnect, and the core
 // reconnects, continuing from the last update handled (Telegram keeps unread updates, so nothing said meanwhile is
 // lost). join() checks that the bot is in each chat. send() is one sendMessage / editMessageText / deleteMessage.
-import { Api } from "grammy";
+import { Api, InputFile } from "grammy";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import type { Connection, ConnectionContext, JoinRequest } from "../../core/connection.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import type { FileInfo } from "../../core/files/file-info.ts";
+import type { LocalFile } from "../../core/files/local-file.ts";
 import { Events } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
 import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
@@ -39,6 +43,9 @@ export class TelegramConnection implements Connection {
   /** Bridged channels, as configured ("<chat>" or "<chat>/<topic>"). */
   readonly #channels = new Set<string>();
   readonly #malformed: MalformedEvents;
+  /** Ids of the files of a delivery sent so far, so a retried send does not repeat them. */
+  readonly #filesSent = new WeakMap<Delivery, string[]>();
+  readonly #textSent = new WeakMap<Delivery, string>();
 
   constructor(config: AccountConfig<typeof TELEGRAM_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -119,6 +126,17 @@ export class TelegramConnection implements Connection {
         return message.id;
       }
       const parent = message.parent_id === "" ? undefined : messageIdIn(message.parent_id, address.chatId);
+      const uploads = delivery.uploads ?? [];
+      // A file without text: the file alone, its caption naming the sender.
+      if (uploads.length > 0 && message.text === "" && fileLines(message).length === 0) {
+        return await this.#sendFiles(api, address, delivery, uploads);
+      }
+      // The text of a message with files is sent once, even when a file's upload is retried.
+      const textSent = this.#textSent.get(delivery);
+      if (textSent !== undefined) {
+        await this.#sendFiles(api, address, delivery, uploads);
+        return textSent;
+      }
       const sent = await this.#withPlainFallback(text, (body, parseMode) =>
         api.sendMessage(address.chatId, body, {
           ...(parseMode ? { parse_mode: parseMode } : {}),
@@ -130,10 +148,45 @@ export class TelegramConnection implements Connection {
           ...this.#linkPreview(),
         }),
       );
-      return messageKey(address.chatId, sent.message_id);
+      const id = messageKey(address.chatId, sent.message_id);
+      if (uploads.length > 0) {
+        this.#textSent.set(delivery, id);
+        await this.#sendFiles(api, address, delivery, uploads);
+      }
+      return id;
     } catch (error) {
       throw this.#sendError(error);
     }
+  }
+
+  /**
+   * The files as sendPhoto (pictures) or sendDocument, each captioned with the sender's nick; files already sent by
+   * an earlier attempt of this delivery (a 429 in between) are not sent again. Resolves with the first one's id.
+   */
+  async #sendFiles(api: Api, address: ChannelAddress, delivery: Delivery, uploads: readonly LocalFile[]) {
+    const sent = this.#filesSent.get(delivery) ?? [];
+    this.#filesSent.set(delivery, sent);
+    const options = {
+      caption: delivery.message.username.trim(),
+      ...(address.topicId === undefined ? {} : { message_thread_id: address.topicId }),
+    };
+    for (const file of uploads.slice(sent.length)) {
+      if (sent.length > 0) await this.#context.pace();
+      const input = new InputFile(file.stream(), file.name);
+      const result = file.isImage
+        ? await api.sendPhoto(address.chatId, input, options)
+        : await api.sendDocument(address.chatId, input, options);
+      sent.push(messageKey(address.chatId, result.message_id));
+    }
+    return sent[0] ?? "";
+  }
+
+  /** A file another Telegram user posted: getFile, then the Bot API's file URL (it holds the token: never logged). */
+  async fileRequest(file: FileInfo): Promise<FileRequest | undefined> {
+    if (file.NativeID === "" || this.#api === undefined) return undefined;
+    const found = await this.#api.getFile(file.NativeID);
+    if (found.file_path === undefined) return undefined;
+    return { url: `${this.#apiRoot}/file/bot${this.#settings.Token.trim()}/${found.file_path}` };
   }
 
   async disconnect(): Promise<void> {

@@ -47,6 +47,14 @@ export interface TgMessage {
   message_thread_id?: number;
   new_chat_members?: TgUser[];
   left_chat_member?: TgUser;
+  /** A photo (its largest size) or a document. */
+  file?: TgFile;
+}
+
+export interface TgFile {
+  fileId: string;
+  name: string;
+  size: number;
 }
 
 export type TgUpdate =
@@ -120,7 +128,20 @@ export function readMessage(value: unknown, depth = 0): TgMessage | string {
   if (joined !== undefined) message.new_chat_members = joined;
   const left = readUser(raw.left_chat_member);
   if (left !== undefined) message.left_chat_member = left;
+  const file = readFile(raw);
+  if (file !== undefined) message.file = file;
   return message;
+}
+
+/** A document, or the largest size of a photo (Telegram names photos by their id: "photo.jpg" here). */
+function readFile(raw: JsonObject): TgFile | undefined {
+  const document = objectOf(raw.document);
+  const photo = listOf(raw.photo, objectOf)?.at(-1);
+  const chosen = document ?? photo;
+  const fileId = stringOf(chosen?.file_id);
+  if (chosen === undefined || fileId === undefined || fileId === "") return undefined;
+  const name = document === undefined ? "photo.jpg" : (stringOf(document.file_name) ?? "document");
+  return { fileId, name, size: integerOf(chosen.file_size) ?? 0 };
 }
 
 /** The text as a string; undefined when absent, null when it has a type no text has. */

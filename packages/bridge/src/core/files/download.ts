@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
+import { filesAgent } from "./http-agent.ts";
 
 /** Where a file's bytes are, with the headers its source account's credentials need. */
 export interface FileRequest {
@@ -82,6 +83,7 @@ async function follow(file: FileRequest, path: string, limits: DownloadLimits, s
       method: "GET",
       headers,
       signal,
+      dispatcher: filesAgent,
       headersTimeout: limits.headersTimeoutMs,
       bodyTimeout: limits.idleTimeoutMs,
     });

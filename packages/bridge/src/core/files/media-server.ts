@@ -8,6 +8,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { request } from "undici";
+import { filesAgent } from "./http-agent.ts";
 
 export interface MediaServerSettings {
   /** Base URL files are PUT to ("" = write them below `downloadPath` instead). */
@@ -47,6 +48,7 @@ export async function storeOnMediaServer(
   if (settings.upload !== "") {
     const response = await request(`${settings.upload.replace(/\/+$/, "")}/${sha}/${encodeURIComponent(safeName)}`, {
       method: "PUT",
+      dispatcher: filesAgent,
       headers: { "content-type": "binary/octet-stream" },
       body: createReadStream(path),
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),

@@ -2,6 +2,7 @@
 // the calling bot and the request's parameters (JSON, form or query, already merged) and returns the `result`, or
 // throws a BotApiError. getUpdates is a long poll: held until an update is queued or `timeout` seconds pass.
 import { BotApiError, badRequest, conflict, forbidden } from "./bot-api-error.ts";
+import { isUploadedFile, mediaFields } from "./files.ts";
 import { type MessageEntity, parseText } from "./formatting.ts";
 import type { BotState, ChatState, StoredMessage, Update, World } from "./world.ts";
 
@@ -20,7 +21,7 @@ export interface MethodContext {
 export interface BotAction {
   /** The bot's username. */
   bot: string;
-  method: "sendMessage" | "editMessageText" | "deleteMessage";
+  method: "sendMessage" | "editMessageText" | "deleteMessage" | "sendPhoto" | "sendDocument";
   chatId: number;
   messageId: number;
   /** Text as users see it (markup parsed away), and the entities the markup made. */
@@ -32,6 +33,8 @@ export interface BotAction {
   threadId?: number;
   replyTo?: number;
   linkPreviewDisabled: boolean;
+  /** sendPhoto, sendDocument: the file as uploaded. */
+  file?: { name: string; data: Buffer };
 }
 
 type Handler = (context: MethodContext) => unknown;
@@ -277,6 +280,54 @@ const deleteMessage: Handler = (context) => {
   return true;
 };
 
+/** getFile: the file_path to download a file by (a bot may fetch any file_id it was shown). */
+const getFile: Handler = ({ world, params }) => {
+  const id = string(params, "file_id");
+  const file = id === undefined ? undefined : world.files.byId(id);
+  if (file === undefined) throw badRequest("invalid file_id");
+  return {
+    file_id: file.file_id,
+    file_unique_id: file.file_unique_id,
+    file_size: file.data.length,
+    file_path: file.file_path,
+  };
+};
+
+/** sendPhoto / sendDocument with the file uploaded as multipart/form-data (the only way a bridge sends a new one). */
+const sendMedia =
+  (method: "sendPhoto" | "sendDocument", field: "photo" | "document"): Handler =>
+  (context) => {
+    const { world, bot, params } = context;
+    const chat = memberChat(context);
+    const upload = params[field];
+    if (!isUploadedFile(upload)) throw badRequest(`there is no ${field} in the request`);
+    if (upload.data.length === 0) throw badRequest("file must be non-empty");
+    const kind = field === "photo" ? "photos" : "documents";
+    const stored = world.files.add(upload.name, upload.data, kind);
+    const caption = string(params, "caption");
+    const threadId = integer(params, "message_thread_id");
+    const message = world.post(chat, {
+      from: bot.user,
+      ...(caption === undefined || caption === "" ? {} : { caption }),
+      media: mediaFields(stored, kind),
+      file: { id: stored.file_id, name: upload.name, size: upload.data.length },
+      ...(threadId === undefined ? {} : { message_thread_id: threadId, is_topic_message: true }),
+    });
+    context.record({
+      bot: bot.user.username ?? "",
+      method,
+      chatId: chat.chat.id,
+      messageId: message.message_id,
+      text: caption ?? "",
+      entities: [],
+      rawText: caption ?? "",
+      parseMode: string(params, "parse_mode") ?? "",
+      linkPreviewDisabled: false,
+      file: { name: upload.name, data: upload.data },
+    });
+    return world.toJson(chat, message);
+  };
+
 /** By lower-case name: the platform matches method names case-insensitively. */
 export const METHODS: ReadonlyMap<string, Handler> = new Map(
   Object.entries({
@@ -289,6 +340,9 @@ export const METHODS: ReadonlyMap<string, Handler> = new Map(
     sendMessage,
     editMessageText,
     deleteMessage,
+    getFile,
+    sendPhoto: sendMedia("sendPhoto", "photo"),
+    sendDocument: sendMedia("sendDocument", "document"),
   }).map(([name, handler]) => [name.toLowerCase(), handler]),
 );
 

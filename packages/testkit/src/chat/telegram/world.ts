@@ -2,6 +2,7 @@
 // update queue. The rules are the platform's: message ids count up per chat, a bot never receives updates about
 // its own messages or those of other bots, forum topics are threads whose id is the id of the service message that
 // created them, and a topic message without an explicit reply "replies" to that service message.
+import { FileStore } from "./files.ts";
 import type { MessageEntity } from "./formatting.ts";
 
 export interface User {
@@ -36,6 +37,11 @@ export interface StoredMessage {
   reply_to?: number;
   /** Service content (new_chat_members, left_chat_member, forum_topic_created...). */
   service?: Record<string, unknown>;
+  caption?: string;
+  /** photo or document, as the Bot API shows them. */
+  media?: Record<string, unknown>;
+  /** The file of a photo or document message. */
+  file?: { id: string; name: string; size: number };
   deleted: boolean;
 }
 
@@ -115,6 +121,7 @@ export class World {
   readonly users = new Map<number, User>();
   readonly bots = new Map<string, BotState>();
   readonly chats = new Map<number, ChatState>();
+  readonly files = new FileStore();
   #nextUserId = 1_000_001;
   #nextBotId = 7_000_000_001;
   #nextGroupId = 1;
@@ -210,6 +217,8 @@ export class World {
       ...(parent !== undefined && depth === 0 ? { reply_to_message: this.toJson(chat, parent, 1) } : {}),
       ...(message.is_topic_message ? { is_topic_message: true } : {}),
       ...(message.text === undefined ? {} : { text: message.text }),
+      ...(message.caption === undefined ? {} : { caption: message.caption }),
+      ...(message.media ?? {}),
       ...(message.entities?.length ? { entities: message.entities } : {}),
       ...(message.service ?? {}),
     };

@@ -1,0 +1,222 @@
+// Files relayed between platforms through the real bin: a picture posted on Discord or Telegram arrives as an upload
+// on the other and as a link on IRC (ngIRCd) and the api; with MediaDownloadPath + MediaServerDownload every
+// destination gets the media server's link (served by a tiny static server here); MediaDownloadBlackList; and a
+// hostile source (a 10 GB Content-Length, a redirect loop, an endless body) costs only its own file: the text is
+// relayed, the process stays up, one log line per file names the account and the file and never a token.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, normalize } from "node:path";
+import { describe, it } from "node:test";
+import {
+  connectIrcUser,
+  type DiscordSimulator,
+  type IrcUser,
+  startDiscordSimulator,
+  startNgircd,
+  startTelegramSimulator,
+  type Teardown,
+  type TelegramSimulator,
+  type TelegramUser,
+  waitUntil,
+} from "@switchboard/testkit";
+import { startBridgeProcess } from "./bridge-process.ts";
+import { openStream, suiteTeardown } from "./helpers.ts";
+
+const WAIT = { timeoutMs: 20_000 };
+const PICTURE = Buffer.from("\x89PNG\r\n\x1a\n a tiny picture");
+
+interface World {
+  discord: DiscordSimulator;
+  telegram: TelegramSimulator;
+  tina: TelegramUser;
+  chat: number;
+  ivan: IrcUser;
+  toml(general: string): string;
+}
+
+async function world(teardown: Teardown): Promise<World> {
+  const discord = await startDiscordSimulator(teardown, { channels: ["all"] });
+  const telegram = await startTelegramSimulator(teardown, { log: () => {} });
+  const bot = telegram.createBot({ username: "relay_bot" });
+  const tina = telegram.createUser({ first_name: "Tina", username: "tina" });
+  const chat = telegram.createChat({ title: "All", members: [bot, tina] });
+  const irc = await startNgircd(teardown);
+  const ivan = await connectIrcUser(teardown, { ...irc, nick: "ivan", channels: ["#all"] });
+  const nick = 'RemoteNickFormat = "<{NICK}> "';
+  const toml = (general: string) => `[general]
+${general}
+[discord.dc]
+Token = "${discord.token}"
+Server = "${discord.guild.name}"
+ApiURL = "${discord.apiUrl}"
+${nick}
+[telegram.tg]
+Token = "${bot.token}"
+ApiURL = "${telegram.apiRoot}"
+${nick}
+[irc.net]
+Server = "127.0.0.1:${irc.port}"
+Nick = "bridgebot"
+MessageDelay = 0
+${nick}
+[api.local]
+BindAddress = "127.0.0.1:0"
+StateFile = ""
+
+[[gateway]]
+name = "all"
+enable = true
+  [[gateway.inout]]
+  account = "discord.dc"
+  channel = "all"
+  [[gateway.inout]]
+  account = "telegram.tg"
+  channel = "${chat}"
+  [[gateway.inout]]
+  account = "irc.net"
+  channel = "#all"
+  [[gateway.inout]]
+  account = "api.local"
+  channel = "api"
+`;
+  return { discord, telegram, tina, chat, ivan, toml };
+}
+
+const ircLines = (ivan: IrcUser) =>
+  ivan.events.items.flatMap((e) => (e.type === "privmsg" && e.nick === "bridgebot" ? [e.text] : []));
+
+type FileEntry = { Name: string; URL: string; Size: number; SHA: string };
+const apiFiles = (message: { Extra: Record<string, unknown[]> | null }) =>
+  (message.Extra?.["file"] ?? []) as FileEntry[];
+
+/** A tiny static server for the media server's folder (what nginx would be). */
+async function staticServer(root: string, teardown: Teardown): Promise<string> {
+  const server: Server = createServer((request, response) => {
+    const path = normalize(join(root, decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname)));
+    try {
+      if (!path.startsWith(root)) throw new Error("outside");
+      response.end(readFileSync(path));
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  teardown.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("files relayed between platforms", () => {
+  const teardown = suiteTeardown();
+
+  it("uploads a picture natively where the platform takes uploads, links it on IRC and the api", async () => {
+    const w = await world(teardown);
+    const bridge = await startBridgeProcess(w.toml('MediaDownloadBlackList = ["\\\\.exe$"]'), teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+    const dana = w.discord.addUser("dana");
+
+    // Discord -> Telegram (sendPhoto), IRC and the api (the CDN link).
+    const said = dana.say("all", "look at this", { files: [{ name: "cat.png", data: PICTURE }] });
+    const cdnUrl = said.attachments[0]?.url ?? "";
+    const photo = await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto", WAIT);
+    assert.equal(photo.file?.name, "cat.png");
+    assert.deepEqual(photo.file?.data, PICTURE);
+    assert.equal(photo.text, "<dana>");
+    await waitUntil(() => w.telegram.history(w.chat).some((m) => m.text === "<dana> look at this"), WAIT);
+    await waitUntil(() => ircLines(w.ivan).includes(`<dana> ${cdnUrl}`), { ...WAIT, what: "the CDN link on IRC" });
+    assert.ok(ircLines(w.ivan).includes("<dana> look at this"));
+    const api = await stream.waitFor((m) => m.text === "look at this", WAIT);
+    assert.deepEqual(
+      apiFiles(api).map((f) => [f.Name, f.URL]),
+      [["cat.png", cdnUrl]],
+    );
+
+    // Telegram -> Discord (an upload with the message); Telegram's file URL holds the token, so IRC gets no link.
+    w.tina.sendFile(w.chat, { name: "dog.jpg", data: PICTURE, caption: "and a dog" });
+    const copy = await w.discord.sent.waitFor((a) => a.message.attachments.length > 0, WAIT);
+    assert.equal(copy.message.content, "<tina> and a dog");
+    assert.equal(copy.message.attachments[0]?.filename, "photo.jpg");
+    assert.deepEqual(w.discord.attachment(copy.message.attachments[0]?.url ?? ""), PICTURE);
+    await waitUntil(() => ircLines(w.ivan).includes("<tina> and a dog"), WAIT);
+
+    // MediaDownloadBlackList: not fetched, so Telegram gets the link instead of an upload.
+    dana.say("all", "not this one", { files: [{ name: "tool.exe", data: Buffer.from("MZ") }] });
+    await waitUntil(() => w.telegram.history(w.chat).some((m) => m.text.startsWith("<dana> not this one\n")), WAIT);
+    assert.equal(w.telegram.botActions.items.filter((a) => a.method === "sendDocument").length, 0);
+    assert.match(bridge.process.output, /file tool\.exe not relayed: MediaDownloadBlackList/);
+    assert.ok(!bridge.process.output.includes(w.discord.token), "no token in the logs");
+  });
+
+  it("stores files once on the media server (MediaDownloadPath) and links them everywhere", async () => {
+    const w = await world(teardown);
+    const folder = mkdtempSync(join(tmpdir(), "media-"));
+    teardown.after(() => rmSync(folder, { recursive: true, force: true }));
+    const served = await staticServer(folder, teardown);
+    const general = `MediaDownloadPath = "${folder}"\nMediaServerDownload = "${served}/"`;
+    const bridge = await startBridgeProcess(w.toml(general), teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+
+    w.tina.sendFile(w.chat, { name: "my dog (1).jpg", data: PICTURE, asDocument: true, caption: "stored" });
+    const api = await stream.waitFor((m) => m.text === "stored", WAIT);
+    const [file] = apiFiles(api);
+    assert.match(file?.SHA ?? "", /^[0-9a-f]{8}$/);
+    assert.equal(file?.URL, `${served}/${file?.SHA}/my_dog_1_.jpg`);
+    assert.deepEqual(Buffer.from(await (await fetch(file?.URL ?? "")).arrayBuffer()), PICTURE);
+    await waitUntil(() => ircLines(w.ivan).includes(`<tina> ${file?.URL}`), { ...WAIT, what: "the media link on IRC" });
+    const copy = await w.discord.sent.waitFor((a) => a.message.content.startsWith("<tina> stored"), WAIT);
+    assert.equal(copy.message.content, `<tina> stored\n${file?.URL}`);
+    assert.equal(copy.message.attachments.length, 0, "a link, not an upload");
+    assert.ok(!bridge.process.output.includes("/file/bot"), "no Telegram file URL (it holds the token) in the logs");
+  });
+
+  it("survives hostile sources: a 10 GB Content-Length, a redirect loop, an endless body", async () => {
+    const w = await world(teardown);
+    const hostile = createServer((request, response) => {
+      if (request.url === "/huge") {
+        response.writeHead(200, { "content-length": String(10 * 1024 ** 3) });
+        response.write("x");
+      } else if (request.url === "/loop") {
+        response.writeHead(302, { location: "/loop" }).end();
+      } else {
+        response.writeHead(200);
+        const pump = () => {
+          while (!response.destroyed && response.write(Buffer.alloc(64 * 1024))) {}
+        };
+        response.on("drain", pump);
+        pump();
+      }
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
+    teardown.after(() => {
+      hostile.closeAllConnections();
+      hostile.close();
+    });
+    const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const bridge = await startBridgeProcess(w.toml(""), teardown);
+    const dana = w.discord.addUser("dana");
+
+    dana.say("all", "hostile files", {
+      links: [
+        { name: "huge.png", url: `${base}/huge`, size: 10 },
+        { name: "loop.png", url: `${base}/loop`, size: 10 },
+        { name: "endless.png", url: `${base}/endless`, size: 10 },
+      ],
+    });
+    await waitUntil(() => ircLines(w.ivan).includes("<dana> hostile files"), WAIT);
+    await waitUntil(() => w.telegram.history(w.chat).some((m) => m.text.startsWith("<dana> hostile files\n")), WAIT);
+    const telegramText = w.telegram.history(w.chat).find((m) => m.text.startsWith("<dana> hostile files"))?.text;
+    assert.equal(telegramText, `<dana> hostile files\n${base}/huge\n${base}/loop\n${base}/endless`);
+    for (const name of ["huge.png", "loop.png", "endless.png"]) {
+      const lines = bridge.process.output.split("\n").filter((line) => line.includes(`file ${name} from discord.dc`));
+      assert.equal(lines.length, 1, `one line for ${name}: ${bridge.process.output}`);
+    }
+    // Still up and relaying.
+    dana.say("all", "still here");
+    await waitUntil(() => ircLines(w.ivan).includes("<dana> still here"), WAIT);
+    assert.equal(bridge.process.running, true);
+  });
+});
