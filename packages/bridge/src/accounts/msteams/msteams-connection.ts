@@ -13,6 +13,7 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { sendBySteps } from "../delivery-steps.ts";
 import { relayChange } from "../inbound-change.ts";
 import { objectOf, stringOf } from "../json-fields.ts";
 import { MalformedEvents } from "../malformed-events.ts";
@@ -189,30 +190,19 @@ export class MsteamsConnection implements Connection {
     const channelId = delivery.channel.trim();
     if (!this.#joined.has(channelId)) throw new PermanentSendError(`${channelId} is not a channel the account reads`);
     const message = delivery.message;
-    if (!SENT_EVENTS.has(message.event)) return "";
-    if (message.event === Events.msgDelete) {
-      if (message.id !== "") await this.#delete(graph, channelId, message.id);
-      return "";
-    }
-    const html = outboundHtml(delivery, this.#settings.MessageClipped);
-    if (html === "") return "";
-    if (message.id !== "") {
-      await graph.update(channelId, parseBridgeId(message.id), html);
-      return message.id;
-    }
-    const parent = message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
-    // Teams threads have one level: a reply to a reply goes to its root's thread.
-    const root = parent === "" ? undefined : parseBridgeId(parent).root;
-    const posted = await this.#own.track(channelId, graph.post(channelId, html, root), idOfPosted);
-    return idOfPosted(posted);
-  }
-
-  async #delete(graph: TeamsGraph, channelId: string, id: string): Promise<void> {
-    try {
-      await graph.softDelete(channelId, parseBridgeId(id));
-    } catch (error) {
-      if (!isGraphError(error, 404)) throw error; // already gone is what a delete wants
-    }
+    return sendBySteps(message, {
+      shows: (event) => SENT_EVENTS.has(event),
+      text: () => outboundHtml(delivery, this.#settings.MessageClipped),
+      remove: (id) => graph.softDelete(channelId, parseBridgeId(id)),
+      alreadyGone: (error) => isGraphError(error, 404),
+      edit: (id, html) => graph.update(channelId, parseBridgeId(id), html),
+      post: async (html) => {
+        const parent = message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
+        // Teams threads have one level: a reply to a reply goes to its root's thread.
+        const root = parent === "" ? undefined : parseBridgeId(parent).root;
+        return idOfPosted(await this.#own.track(channelId, graph.post(channelId, html, root), idOfPosted));
+      },
+    });
   }
 
   #sendError(error: unknown): Error {

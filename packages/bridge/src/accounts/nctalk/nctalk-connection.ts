@@ -13,6 +13,7 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { sendBySteps } from "../delivery-steps.ts";
 import { describeFailure } from "../failure-reason.ts";
 import { guardedSend } from "../guarded-send.ts";
 import { relayChange } from "../inbound-change.ts";
@@ -24,7 +25,7 @@ import { credentialsFailure, credentialsRevoked, isOcsError, SEND_FAILURES } fro
 import { interpret } from "./inbound.ts";
 import type { NCTALK_KEYS } from "./keys.ts";
 import { readTalkMessage } from "./message-shape.ts";
-import { OcsClient } from "./ocs-client.ts";
+import { type OcsAnswer, OcsClient } from "./ocs-client.ts";
 import { outboundText } from "./outbound.ts";
 import { RoomPoller } from "./room-poller.ts";
 
@@ -34,6 +35,8 @@ type Settings = AccountConfig<typeof NCTALK_KEYS>["settings"];
 const SENT_EVENTS = new Set<string>(["", Events.userAction, Events.msgDelete]);
 
 export const serverUrl = (server: string) => server.trim().replace(/\/+$/, "");
+
+const idOfPosted = (posted: OcsAnswer): string => String(integerOf(objectOf(posted.data)?.id) ?? "");
 
 export class NctalkConnection implements Connection {
   readonly #settings: Settings;
@@ -147,34 +150,21 @@ export class NctalkConnection implements Connection {
     const token = delivery.channel.trim();
     if (!this.#joined.has(token)) throw new PermanentSendError(`${token} is not a conversation the account is in`);
     const message = delivery.message;
-    if (!SENT_EVENTS.has(message.event)) return "";
-    if (message.event === Events.msgDelete) {
-      if (message.id !== "") await this.#delete(client, token, message.id);
-      return "";
-    }
-    const text = outboundText(delivery, this.#settings);
-    if (text === "") return "";
-    if (message.id !== "") {
-      await client.call("PUT", messagePath(token, message.id), { body: { message: text } });
-      return message.id;
-    }
-    const body: Record<string, unknown> = { message: text };
-    const parent = Number(message.parent_id);
-    if (message.parent_id !== PARENT_NOT_FOUND && Number.isSafeInteger(parent) && parent > 0) body.replyTo = parent;
-    const nick = message.username.trim();
-    if (this.#settings.SeparateDisplayName && nick !== "") body.actorDisplayName = nick;
-    const answer = await this.#own.track(token, client.call("POST", chatPath(token), { body }), (posted) =>
-      String(integerOf(objectOf(posted.data)?.id) ?? ""),
-    );
-    return String(integerOf(objectOf(answer.data)?.id) ?? "");
-  }
-
-  async #delete(client: OcsClient, token: string, id: string): Promise<void> {
-    try {
-      await client.call("DELETE", messagePath(token, id));
-    } catch (error) {
-      if (!isOcsError(error, 404)) throw error; // already gone is what a delete wants
-    }
+    return sendBySteps(message, {
+      shows: (event) => SENT_EVENTS.has(event),
+      text: () => outboundText(delivery, this.#settings),
+      remove: (id) => client.call("DELETE", messagePath(token, id)),
+      alreadyGone: (error) => isOcsError(error, 404),
+      edit: (id, text) => client.call("PUT", messagePath(token, id), { body: { message: text } }),
+      post: async (text) => {
+        const body: Record<string, unknown> = { message: text };
+        const parent = Number(message.parent_id);
+        if (message.parent_id !== PARENT_NOT_FOUND && Number.isSafeInteger(parent) && parent > 0) body.replyTo = parent;
+        const nick = message.username.trim();
+        if (this.#settings.SeparateDisplayName && nick !== "") body.actorDisplayName = nick;
+        return idOfPosted(await this.#own.track(token, client.call("POST", chatPath(token), { body }), idOfPosted));
+      },
+    });
   }
 
   #liveClient(): OcsClient {

@@ -13,6 +13,7 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { sendBySteps, showsAllButTyping } from "../delivery-steps.ts";
 import { describeFailure } from "../failure-reason.ts";
 import { guardedSend } from "../guarded-send.ts";
 import { relayChange } from "../inbound-change.ts";
@@ -37,6 +38,8 @@ export function serverUrl(server: string, noTls: boolean): string {
   const trimmed = server.trim().replace(/\/+$/, "");
   return /^https?:\/\//i.test(trimmed) ? trimmed : `${noTls ? "http" : "https"}://${trimmed}`;
 }
+
+const idOfPosted = (posted: Json): string => stringOf(objectOf(posted.message)?._id) ?? "";
 
 export class RocketChatConnection implements Connection {
   readonly #settings: Settings;
@@ -224,26 +227,18 @@ export class RocketChatConnection implements Connection {
     const api = this.#liveApi();
     const roomId = this.#ids.get(delivery.channel);
     if (roomId === undefined) throw new PermanentSendError(`${delivery.channel} is not a room the bot is in`);
-    const message = delivery.message;
-    if (message.event === Events.msgDelete) {
-      if (message.id !== "") await this.#delete(api, roomId, message.id);
-      return "";
-    }
-    if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
-    const text = outboundText(delivery, this.#settings);
-    if (text.trim() === "") return "";
-    if (message.id !== "") {
-      await api.update(roomId, message.id, text);
-      return message.id;
-    }
-    const tmid = await this.#threadOf(api, message.parent_id);
-    const body: Json = { roomId, text, ...postedAs(delivery, this.#settings), ...(tmid ? { tmid } : {}) };
-    const answer = await this.#own.track(
-      roomId,
-      api.postMessage(body),
-      (posted) => stringOf(objectOf(posted.message)?._id) ?? "",
-    );
-    return stringOf(objectOf(answer.message)?._id) ?? "";
+    return sendBySteps(delivery.message, {
+      shows: showsAllButTyping,
+      text: () => outboundText(delivery, this.#settings),
+      remove: (id) => api.delete(roomId, id),
+      alreadyGone: (error) => isApiError(error, 400) && /no message found/i.test(error.message),
+      edit: (id, text) => api.update(roomId, id, text),
+      post: async (text) => {
+        const tmid = await this.#threadOf(api, delivery.message.parent_id);
+        const body: Json = { roomId, text, ...postedAs(delivery, this.#settings), ...(tmid ? { tmid } : {}) };
+        return idOfPosted(await this.#own.track(roomId, api.postMessage(body), idOfPosted));
+      },
+    });
   }
 
   /** Rocket.Chat threads have one root: a reply to a reply goes to that reply's thread. */
@@ -256,15 +251,6 @@ export class RocketChatConnection implements Connection {
       // A parent deleted meanwhile must not cost the message: it goes to the room.
       if (isApiError(error) && error.status < 500 && error.status !== 429) return "";
       throw error;
-    }
-  }
-
-  async #delete(api: RocketChatApi, roomId: string, id: string): Promise<void> {
-    try {
-      await api.delete(roomId, id);
-    } catch (error) {
-      // Already gone is what a delete wants.
-      if (!isApiError(error, 400) || !/no message found/i.test(error.message)) throw error;
     }
   }
 

@@ -13,6 +13,7 @@ import {
   PermanentSendError,
 } from "../../core/connection.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { sendBySteps, showsAllButTyping } from "../delivery-steps.ts";
 import { describeFailure } from "../failure-reason.ts";
 import { guardedSend } from "../guarded-send.ts";
 import { MalformedEvents } from "../malformed-events.ts";
@@ -35,6 +36,8 @@ const READ_BACK_PAGE = 100;
 const READ_BACK_PAGES = 10;
 /** Messages remembered (their stream, topic and author), for edits and deletes and to relay each once. */
 const KEPT = 5000;
+
+const idOfSent = (sent: { id?: unknown }): string => (typeof sent.id === "number" ? String(sent.id) : "");
 
 interface Known {
   stream: string;
@@ -304,23 +307,18 @@ export class ZulipConnection implements Connection {
     const api = this.#liveApi();
     const channel = this.#joined.get(delivery.channel);
     if (channel === undefined) throw new PermanentSendError(`${delivery.channel} is not a stream the bot is in`);
-    const message = delivery.message;
-    if (message.event === Events.msgDelete) {
-      if (message.id !== "") await this.#delete(api, message.id);
-      return "";
-    }
-    if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
-    const text = outboundText(delivery, this.#settings);
-    if (text.trim() === "") return "";
-    if (message.id !== "") {
-      await api.edit(message.id, text);
-      return message.id;
-    }
-    const topic = channel.topic ?? (await this.#topicFor(delivery));
-    const answer = await this.#own.track(channel.stream.toLowerCase(), api.send(channel.stream, topic, text), (sent) =>
-      typeof sent.id === "number" ? String(sent.id) : "",
-    );
-    return typeof answer.id === "number" ? String(answer.id) : "";
+    return sendBySteps(delivery.message, {
+      shows: showsAllButTyping,
+      text: () => outboundText(delivery, this.#settings),
+      remove: (id) => api.delete(id),
+      alreadyGone: (error) => isApiError(error, 400) && /invalid message/i.test(error.message),
+      edit: (id, text) => api.edit(id, text),
+      post: async (text) => {
+        const topic = channel.topic ?? (await this.#topicFor(delivery));
+        const sent = this.#own.track(channel.stream.toLowerCase(), api.send(channel.stream, topic, text), idOfSent);
+        return idOfSent(await sent);
+      },
+    });
   }
 
   /** On a whole-stream channel: a reply goes to its parent's topic, anything else to the Topic option's. */
@@ -332,15 +330,6 @@ export class ZulipConnection implements Connection {
     }
     const option = delivery.options.Topic ?? delivery.options.topic;
     return typeof option === "string" && option.trim() !== "" ? option.trim() : DEFAULT_TOPIC;
-  }
-
-  async #delete(api: ZulipApi, id: string): Promise<void> {
-    try {
-      await api.delete(id);
-    } catch (error) {
-      // Already gone is what a delete wants.
-      if (!isApiError(error, 400) || !/invalid message/i.test(error.message)) throw error;
-    }
   }
 
   #liveApi(): ZulipApi {
