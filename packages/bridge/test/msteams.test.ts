@@ -19,13 +19,14 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import type { Message } from "../src/message.ts";
+import { apiGatewayConfig, startWithApiStream } from "./api-gateway.ts";
 import { type BridgeProcess, startBridgeProcess } from "./bridge-process.ts";
-import { openStream, post, type StreamClient, suiteTeardown } from "./helpers.ts";
+import { post, type StreamClient, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 10_000;
 
 function bridgeConfig(teams: TeamsSimulator, channels: { general: string; random: string }, extra = ""): string {
-  return `
+  const table = `
 [msteams.work]
 TenantID = "${teams.tenantId}"
 ClientID = "${teams.clientId}"
@@ -38,25 +39,8 @@ PreserveThreading = true
 EditSuffix = " (edited)"
 ReconnectDelay = 50
 ReconnectMaxDelay = 200
-${extra}
-
-[api.local]
-BindAddress = "127.0.0.1:0"
-RemoteNickFormat = "{NICK}@{PROTOCOL}"
-
-[[gateway]]
-name = "main"
-enable = true
-  [[gateway.inout]]
-  account = "msteams.work"
-  channel = "${channels.general}"
-  [[gateway.inout]]
-  account = "msteams.work"
-  channel = "${channels.random}"
-  [[gateway.inout]]
-  account = "api.local"
-  channel = "api"
-`;
+${extra}`;
+  return apiGatewayConfig(table, { account: "msteams.work", channels: [channels.general, channels.random] });
 }
 
 /** The person who reads the bridge's log line and enters the code, signed in as `user`. */
@@ -99,10 +83,7 @@ describe("msteams account with the Teams simulator", () => {
     await posted(channel, html(`[api] &lt;carol&gt; ${marker}`));
   };
   const start = async () => {
-    bridge = await startBridgeProcess(bridgeConfig(teams, channels), teardown, { dir });
-    api = bridge.url("api.local");
-    stream = await openStream(api);
-    teardown.after(() => stream.close());
+    ({ bridge, api, stream } = await startWithApiStream(bridgeConfig(teams, channels), teardown, { dir }));
   };
 
   before(async () => {

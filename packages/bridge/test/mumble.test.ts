@@ -17,14 +17,17 @@ import {
 } from "@switchboard/testkit";
 import { htmlToText } from "../src/accounts/mumble/html-text.ts";
 import type { Message } from "../src/message.ts";
-import { BIN, startBridgeProcess } from "./bridge-process.ts";
-import { openStream, post, type StreamClient, suiteTeardown } from "./helpers.ts";
+import { apiGatewayConfig, startWithApiStream } from "./api-gateway.ts";
+import { BIN } from "./bridge-process.ts";
+import { post, type StreamClient, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 15_000;
 /** The server's text limit in these tests, small enough that a paragraph needs several messages. */
 const LIMIT = 300;
 
-const config = (port: number, channel: number, password: string) => `
+const config = (port: number, channel: number, password: string) =>
+  apiGatewayConfig(
+    `
 [mumble.voice]
 Server = "127.0.0.1:${port}"
 Nick = "bridgebot"
@@ -34,23 +37,9 @@ UserComment = "Switchboard"
 RemoteNickFormat = "[{PROTOCOL}] <{NICK}> "
 MessageDelay = 0
 ReconnectDelay = 100
-ReconnectMaxDelay = 500
-
-[api.local]
-BindAddress = "127.0.0.1:0"
-RemoteNickFormat = "{NICK}@{PROTOCOL}"
-ShowJoinPart = true
-
-[[gateway]]
-name = "main"
-enable = true
-  [[gateway.inout]]
-  account = "mumble.voice"
-  channel = "${channel}"
-  [[gateway.inout]]
-  account = "api.local"
-  channel = "api"
-`;
+ReconnectMaxDelay = 500`,
+    { account: "mumble.voice", channels: [String(channel)], api: "ShowJoinPart = true" },
+  );
 
 describe("mumble account with murmurd", () => {
   const teardown = suiteTeardown();
@@ -77,10 +66,7 @@ describe("mumble account with murmurd", () => {
     admin.stop();
     alice = await connectMumbleUser(teardown, { ...user, username: "alice", password: "serverpw" });
     await alice.moveTo(channel);
-    const bridge = await startBridgeProcess(config(server.port, channel, "serverpw"), teardown);
-    api = bridge.url("api.local");
-    stream = await openStream(api);
-    teardown.after(() => stream.close());
+    ({ api, stream } = await startWithApiStream(config(server.port, channel, "serverpw"), teardown));
     await alice.waitForUser(channel, "bridgebot", WAIT_MS);
   });
 

@@ -13,13 +13,14 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import type { Message } from "../src/message.ts";
+import { apiGatewayConfig, startWithApiStream } from "./api-gateway.ts";
 import { type BridgeProcess, startBridgeProcess } from "./bridge-process.ts";
-import { openStream, post, type StreamClient, suiteTeardown } from "./helpers.ts";
+import { post, type StreamClient, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 10_000;
 
 function bridgeConfig(talk: TalkSimulator, rooms: { general: string; random: string }, extra = ""): string {
-  return `
+  const table = `
 [nctalk.cloud]
 Server = "${talk.url}"
 Login = "bridgebot"
@@ -29,25 +30,8 @@ PreserveThreading = true
 EditSuffix = " (edited)"
 ReconnectDelay = 50
 ReconnectMaxDelay = 200
-${extra}
-
-[api.local]
-BindAddress = "127.0.0.1:0"
-RemoteNickFormat = "{NICK}@{PROTOCOL}"
-
-[[gateway]]
-name = "main"
-enable = true
-  [[gateway.inout]]
-  account = "nctalk.cloud"
-  channel = "${rooms.general}"
-  [[gateway.inout]]
-  account = "nctalk.cloud"
-  channel = "${rooms.random}"
-  [[gateway.inout]]
-  account = "api.local"
-  channel = "api"
-`;
+${extra}`;
+  return apiGatewayConfig(table, { account: "nctalk.cloud", channels: [rooms.general, rooms.random] });
 }
 
 describe("nctalk account with the Nextcloud Talk simulator", () => {
@@ -83,10 +67,7 @@ describe("nctalk account with the Nextcloud Talk simulator", () => {
       random: talk.createRoom("Random", [ana, bob, bot]),
     };
     ana.say(rooms.general, "history before the bridge");
-    bridge = await startBridgeProcess(bridgeConfig(talk, rooms), teardown);
-    api = bridge.url("api.local");
-    stream = await openStream(api);
-    teardown.after(() => stream.close());
+    ({ bridge, api, stream } = await startWithApiStream(bridgeConfig(talk, rooms), teardown));
   });
 
   it("relays a message to the api and the other conversation under the display name", async () => {
@@ -245,9 +226,7 @@ describe("nctalk account settings", () => {
     const ana = talk.createUser("ana");
     const rooms = { general: talk.createRoom("General", [ana, bot]), random: talk.createRoom("Random", [ana, bot]) };
     const secure = bridgeConfig(talk, rooms, "SkipTLSVerify = true");
-    const bridge = await startBridgeProcess(secure, teardown);
-    const stream = await openStream(bridge.url("api.local"));
-    teardown.after(() => stream.close());
+    const { stream } = await startWithApiStream(secure, teardown);
     ana.say(rooms.general, "over tls");
     await stream.waitFor((m) => m.text === "over tls", { timeoutMs: WAIT_MS, what: "the message over TLS" });
     const strict = await startBridgeProcess(secure.replace("SkipTLSVerify = true", ""), teardown);
@@ -262,10 +241,11 @@ describe("nctalk account settings", () => {
     const bot = talk.createBot("bridgebot", "bot-app-password");
     const ana = talk.createUser("ana");
     const general = talk.createRoom("General", [ana, bot]);
-    const bridge = await startBridgeProcess(bridgeConfig(talk, { general, random: "nosuchroom" }), teardown);
+    const { bridge, stream } = await startWithApiStream(
+      bridgeConfig(talk, { general, random: "nosuchroom" }),
+      teardown,
+    );
     assert.match(bridge.process.output, /no conversation nosuchroom/);
-    const stream = await openStream(bridge.url("api.local"));
-    teardown.after(() => stream.close());
     ana.say(general, "still here");
     await stream.waitFor((m) => m.text === "still here", { timeoutMs: WAIT_MS, what: "the message" });
   });

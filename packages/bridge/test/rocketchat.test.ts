@@ -14,13 +14,14 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import type { Message } from "../src/message.ts";
+import { apiGatewayConfig, startWithApiStream } from "./api-gateway.ts";
 import { type BridgeProcess, startBridgeProcess } from "./bridge-process.ts";
-import { openStream, post, type StreamClient, suiteTeardown } from "./helpers.ts";
+import { post, type StreamClient, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 10_000;
 
 function bridgeConfig(rc: RocketChatSimulator, auth: string, account = "rocketchat.rc", extra = ""): string {
-  return `
+  const table = `
 [${account}]
 Server = "${rc.url}"
 ${auth}
@@ -30,26 +31,8 @@ EditSuffix = " (edited)"
 MessageClipped = "<cut>"
 ReconnectDelay = 50
 ReconnectMaxDelay = 200
-${extra}
-
-[api.local]
-BindAddress = "127.0.0.1:0"
-RemoteNickFormat = "{NICK}@{PROTOCOL}"
-ShowJoinPart = true
-
-[[gateway]]
-name = "main"
-enable = true
-  [[gateway.inout]]
-  account = "${account}"
-  channel = "#general"
-  [[gateway.inout]]
-  account = "${account}"
-  channel = "#random"
-  [[gateway.inout]]
-  account = "api.local"
-  channel = "api"
-`;
+${extra}`;
+  return apiGatewayConfig(table, { account, channels: ["#general", "#random"], api: "ShowJoinPart = true" });
 }
 
 describe("rocketchat account with the Rocket.Chat simulator", () => {
@@ -82,10 +65,10 @@ describe("rocketchat account with the Rocket.Chat simulator", () => {
     rc.createRoom("general", [ana.user, bob.user]);
     rc.createRoom("random", [ana.user, bob.user]);
     ana.say("general", "history before the bridge");
-    bridge = await startBridgeProcess(bridgeConfig(rc, 'Login = "bridgebot"\nPassword = "botpw"'), teardown);
-    api = bridge.url("api.local");
-    stream = await openStream(api);
-    teardown.after(() => stream.close());
+    ({ bridge, api, stream } = await startWithApiStream(
+      bridgeConfig(rc, 'Login = "bridgebot"\nPassword = "botpw"'),
+      teardown,
+    ));
   });
 
   it("joined both rooms and relays a message to the api and the other room under the nick", async () => {

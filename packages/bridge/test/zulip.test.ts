@@ -15,13 +15,14 @@ import {
   type ZulipUser,
 } from "@switchboard/testkit";
 import type { Message } from "../src/message.ts";
+import { apiGatewayConfig, startWithApiStream } from "./api-gateway.ts";
 import { type BridgeProcess, startBridgeProcess } from "./bridge-process.ts";
-import { openStream, post, type StreamClient, suiteTeardown } from "./helpers.ts";
+import { post, type StreamClient, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 10_000;
 
 function bridgeConfig(zulip: ZulipSimulator, bot: ZulipUser, account = "zulip.zu", key = bot.api_key): string {
-  return `
+  const table = `
 [${account}]
 Server = "${zulip.url}"
 Login = "${bot.email}"
@@ -30,27 +31,11 @@ RemoteNickFormat = "[{PROTOCOL}] <{NICK}> "
 EditSuffix = " (edited)"
 MessageClipped = "<cut>"
 ReconnectDelay = 50
-ReconnectMaxDelay = 200
-
-[api.local]
-BindAddress = "127.0.0.1:0"
-RemoteNickFormat = "{NICK}@{PROTOCOL}"
-
-[[gateway]]
-name = "main"
-enable = true
-  [[gateway.inout]]
-  account = "${account}"
-  channel = "general/topic:chat"
-  [[gateway.inout]]
-  account = "${account}"
-  channel = "random"
-  [gateway.inout.options]
-  Topic = "relay"
-  [[gateway.inout]]
-  account = "api.local"
-  channel = "api"
-`;
+ReconnectMaxDelay = 200`;
+  return apiGatewayConfig(table, {
+    account,
+    channels: ["general/topic:chat", { channel: "random", options: { Topic: "relay" } }],
+  });
 }
 
 describe("zulip account with the Zulip simulator", () => {
@@ -77,10 +62,7 @@ describe("zulip account with the Zulip simulator", () => {
     zulip.createStream("general", [ana.user, bob.user]);
     zulip.createStream("random", [ana.user, bob.user]);
     ana.say("general", "chat", "history before the bridge");
-    bridge = await startBridgeProcess(bridgeConfig(zulip, bot), teardown);
-    api = bridge.url("api.local");
-    stream = await openStream(api);
-    teardown.after(() => stream.close());
+    ({ bridge, api, stream } = await startWithApiStream(bridgeConfig(zulip, bot), teardown));
   });
 
   it("subscribed to both streams and relays a topic's message to the api and the other stream", async () => {
