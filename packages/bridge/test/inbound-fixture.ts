@@ -66,3 +66,24 @@ ${options.extra ?? ""}`;
 export function skippedLines(run: InboundRun): string[] {
   return run.bridge.process.output.split("\n").filter((line) => line.includes("the bridge cannot read"));
 }
+
+/**
+ * After a burst of events the bin cannot read and a message after them (`relayed` ends with its text): the message
+ * came, the bin is alive, exactly `relayed` was relayed, and one rate-limited line named the account and `what`.
+ */
+export async function assertBurstSkipped(
+  run: InboundRun,
+  expected: { relayed: readonly string[]; account: RegExp; what?: RegExp },
+): Promise<void> {
+  const last = expected.relayed.at(-1);
+  await run.waitForRelayed((m) => m.text === last, "the message after the malformed ones");
+  run.assertAlive();
+  assert.deepEqual(
+    run.relayed().map((m) => m.text),
+    expected.relayed,
+  );
+  const lines = skippedLines(run);
+  assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
+  assert.match(lines[0] ?? "", expected.account);
+  if (expected.what !== undefined) assert.match(lines[0] ?? "", expected.what);
+}

@@ -11,13 +11,10 @@ import { readChange, readMessage } from "../src/accounts/rocketchat/message-shap
 import { outboundText } from "../src/accounts/rocketchat/outbound.ts";
 import { emptyMessage } from "../src/message.ts";
 import { suiteTeardown } from "./helpers.ts";
-import { skippedLines, startInboundRun } from "./inbound-fixture.ts";
+import { assertBurstSkipped, startInboundRun } from "./inbound-fixture.ts";
+import { nearly } from "./nearly.ts";
 
 const RUNS = { numRuns: 500 };
-
-function nearly<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 3, arbitrary: right }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
-}
 
 describe("rocketchat inbound faults", () => {
   const teardown = suiteTeardown();
@@ -45,15 +42,7 @@ describe("rocketchat inbound faults", () => {
     for (const frame of frames) rc.injectFrame(bot._id, frame);
     ana.say("general", "after the faults");
 
-    await run.waitForRelayed((m) => m.text === "after the faults", "the message after the malformed frames");
-    run.assertAlive();
-    assert.deepEqual(
-      run.relayed().map((m) => m.text),
-      ["after the faults"],
-    );
-    const lines = skippedLines(run);
-    assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
-    assert.match(lines[0] ?? "", /rocketchat\.rc/);
+    await assertBurstSkipped(run, { relayed: ["after the faults"], account: /rocketchat\.rc/ });
   });
 });
 

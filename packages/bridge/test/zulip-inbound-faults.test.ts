@@ -11,14 +11,10 @@ import { readEvent, readMessage } from "../src/accounts/zulip/message-shape.ts";
 import { outboundText } from "../src/accounts/zulip/outbound.ts";
 import { emptyMessage } from "../src/message.ts";
 import { suiteTeardown } from "./helpers.ts";
-import { skippedLines, startInboundRun } from "./inbound-fixture.ts";
+import { assertBurstSkipped, startInboundRun } from "./inbound-fixture.ts";
+import { nearly } from "./nearly.ts";
 
 const RUNS = { numRuns: 500 };
-
-/** The field's right type, or any JSON in its place. */
-function nearly<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 3, arbitrary: right }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
-}
 
 describe("zulip inbound faults", () => {
   const teardown = suiteTeardown();
@@ -45,16 +41,7 @@ describe("zulip inbound faults", () => {
     for (const event of events) zulip.injectEvent(bot.user_id, event);
     ana.say("general", "chat", "after the faults");
 
-    await run.waitForRelayed((m) => m.text === "after the faults", "the message after the malformed events");
-    run.assertAlive();
-    assert.deepEqual(
-      run.relayed().map((m) => m.text),
-      ["after the faults"],
-    );
-    const lines = skippedLines(run);
-    assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
-    assert.match(lines[0] ?? "", /zulip\.zu/);
-    assert.match(lines[0] ?? "", /a Zulip event/);
+    await assertBurstSkipped(run, { relayed: ["after the faults"], account: /zulip\.zu/, what: /a Zulip event/ });
   });
 });
 
