@@ -14,8 +14,11 @@ import {
   connectIrcUser,
   type DiscordSimulator,
   type IrcUser,
+  type SlackHuman,
+  type SlackSimulator,
   startDiscordSimulator,
   startNgircd,
+  startSlackSimulator,
   startTelegramSimulator,
   type Teardown,
   type TelegramSimulator,
@@ -30,6 +33,8 @@ const PICTURE = Buffer.from("\x89PNG\r\n\x1a\n a tiny picture");
 
 interface World {
   discord: DiscordSimulator;
+  slack: SlackSimulator;
+  sam: SlackHuman;
   telegram: TelegramSimulator;
   tina: TelegramUser;
   chat: number;
@@ -37,8 +42,15 @@ interface World {
   toml(general: string): string;
 }
 
-async function world(teardown: Teardown): Promise<World> {
+async function world(teardown: Teardown, options: { slackMaxUpload?: number } = {}): Promise<World> {
   const discord = await startDiscordSimulator(teardown, { channels: ["all"] });
+  const slack = await startSlackSimulator(
+    teardown,
+    options.slackMaxUpload === undefined ? {} : { maxUploadBytes: options.slackMaxUpload },
+  );
+  const slackApp = slack.createApp("relay");
+  const sam = slack.createUser("sam");
+  slack.createChannel("all", [slackApp, sam]);
   const telegram = await startTelegramSimulator(teardown, { log: () => {} });
   const bot = telegram.createBot({ username: "relay_bot" });
   const tina = telegram.createUser({ first_name: "Tina", username: "tina" });
@@ -56,6 +68,11 @@ ${nick}
 [telegram.tg]
 Token = "${bot.token}"
 ApiURL = "${telegram.apiRoot}"
+${nick}
+[slack.sl]
+Token = "${slackApp.botToken}"
+AppToken = "${slackApp.appToken}"
+ApiURL = "${slack.apiUrl}"
 ${nick}
 [irc.net]
 Server = "127.0.0.1:${irc.port}"
@@ -76,17 +93,27 @@ enable = true
   account = "telegram.tg"
   channel = "${chat}"
   [[gateway.inout]]
+  account = "slack.sl"
+  channel = "all"
+  [[gateway.inout]]
   account = "irc.net"
   channel = "#all"
   [[gateway.inout]]
   account = "api.local"
   channel = "api"
 `;
-  return { discord, telegram, tina, chat, ivan, toml };
+  return { discord, slack, sam, telegram, tina, chat, ivan, toml };
 }
 
 const ircLines = (ivan: IrcUser) =>
   ivan.events.items.flatMap((e) => (e.type === "privmsg" && e.nick === "bridgebot" ? [e.text] : []));
+
+/** The bot's file share on Slack carrying `name`, its bytes checked. */
+async function slackUpload(w: World, name: string) {
+  const share = await w.slack.sent.waitFor((a) => a.kind === "post" && a.message.files?.[0]?.name === name, WAIT);
+  assert.deepEqual(w.slack.fileData(share.message.files?.[0]?.id ?? ""), PICTURE);
+  return share.message;
+}
 
 type FileEntry = { Name: string; URL: string; Size: number; SHA: string };
 const apiFiles = (message: { Extra: Record<string, unknown[]> | null }) =>
@@ -133,14 +160,33 @@ describe("files relayed between platforms", () => {
       apiFiles(api).map((f) => [f.Name, f.URL]),
       [["cat.png", cdnUrl]],
     );
+    // Discord -> Slack: the text under the sender's name, then the file shared with the nick as its comment.
+    assert.equal((await slackUpload(w, "cat.png")).text, "&lt;dana&gt;");
+    assert.ok(w.slack.history("all").some((m) => m.text === "look at this" && m.username === "<dana>"));
+
+    // Slack -> Discord, Telegram (fetched from url_private with the bot token); its page as the link elsewhere.
+    w.sam.say("all", "from slack", { files: [{ name: "bird.png", data: PICTURE }] });
+    const permalink = w.slack.history("all").find((m) => m.text === "from slack")?.files?.[0]?.permalink ?? "";
+    const fromSlack = await w.discord.sent.waitFor((a) => a.message.attachments[0]?.filename === "bird.png", WAIT);
+    assert.equal(fromSlack.message.content, "<sam> from slack");
+    assert.deepEqual(w.discord.attachment(fromSlack.message.attachments[0]?.url ?? ""), PICTURE);
+    const slackPhoto = await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto" && a.text === "<sam>", WAIT);
+    assert.deepEqual(slackPhoto.file?.data, PICTURE);
+    await waitUntil(() => ircLines(w.ivan).includes(`<sam> ${permalink}`), { ...WAIT, what: "the Slack link on IRC" });
+    const fromSlackApi = await stream.waitFor((m) => m.text === "from slack", WAIT);
+    assert.deepEqual(
+      apiFiles(fromSlackApi).map((f) => [f.Name, f.URL]),
+      [["bird.png", permalink]],
+    );
 
     // Telegram -> Discord (an upload with the message); Telegram's file URL holds the token, so IRC gets no link.
     w.tina.sendFile(w.chat, { name: "dog.jpg", data: PICTURE, caption: "and a dog" });
-    const copy = await w.discord.sent.waitFor((a) => a.message.attachments.length > 0, WAIT);
+    const copy = await w.discord.sent.waitFor((a) => a.message.attachments[0]?.filename === "photo.jpg", WAIT);
     assert.equal(copy.message.content, "<tina> and a dog");
     assert.equal(copy.message.attachments[0]?.filename, "photo.jpg");
     assert.deepEqual(w.discord.attachment(copy.message.attachments[0]?.url ?? ""), PICTURE);
     await waitUntil(() => ircLines(w.ivan).includes("<tina> and a dog"), WAIT);
+    assert.equal((await slackUpload(w, "photo.jpg")).text, "&lt;tina&gt;");
 
     // MediaDownloadBlackList: not fetched, so Telegram gets the link instead of an upload.
     dana.say("all", "not this one", { files: [{ name: "tool.exe", data: Buffer.from("MZ") }] });
@@ -148,6 +194,27 @@ describe("files relayed between platforms", () => {
     assert.equal(w.telegram.botActions.items.filter((a) => a.method === "sendDocument").length, 0);
     assert.match(bridge.process.output, /file tool\.exe not relayed: MediaDownloadBlackList/);
     assert.ok(!bridge.process.output.includes(w.discord.token), "no token in the logs");
+    assert.ok(!bridge.process.output.includes("xoxb-"), "no Slack token in the logs");
+  });
+
+  it("sends the file's link where the destination refuses the upload (Slack's upload service: 413)", async () => {
+    const w = await world(teardown, { slackMaxUpload: 4 });
+    const bridge = await startBridgeProcess(w.toml(""), teardown);
+    const dana = w.discord.addUser("dana");
+
+    const said = dana.say("all", "too big for slack", { files: [{ name: "big.png", data: PICTURE }] });
+    const cdnUrl = said.attachments[0]?.url ?? "";
+    await waitUntil(() => w.slack.history("all").some((m) => m.text === cdnUrl && m.username === "<dana>"), {
+      ...WAIT,
+      what: "the link on Slack",
+    });
+    assert.ok(w.slack.history("all").some((m) => m.text === "too big for slack"));
+    assert.equal(w.slack.history("all").filter((m) => m.files !== undefined).length, 0, "no file shared");
+    // The others still get the upload.
+    await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto" && a.file?.name === "big.png", WAIT);
+    const refusals = bridge.process.output.split("\n").filter((line) => line.includes("file big.png not uploaded"));
+    assert.equal(refusals.length, 1, bridge.process.output);
+    assert.match(refusals[0] ?? "", /refused \(HTTP 413\); its link is sent instead/);
   });
 
   it("stores files once on the media server (MediaDownloadPath) and links them everywhere", async () => {

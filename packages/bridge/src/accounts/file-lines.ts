@@ -15,8 +15,13 @@ export function fileLines(message: Message): string[] {
     if (typeof url !== "string") continue;
     const link = oneLine(url);
     if (link === "") continue;
-    const note = typeof comment === "string" ? oneLine(comment) : "";
-    lines.push(note !== "" ? `${note} : ${link}` : link);
+    lines.push(fileLine(link, typeof comment === "string" ? comment : ""));
   }
   return lines;
+}
+
+/** One file's line: "comment : url", or the URL alone. */
+export function fileLine(url: string, comment: string): string {
+  const note = oneLine(comment);
+  return note !== "" ? `${note} : ${oneLine(url)}` : oneLine(url);
 }

@@ -59,6 +59,7 @@ export {
 export {
   type SlackApp,
   type SlackBotAction,
+  type SlackFileObject,
   type SlackHuman,
   type SlackMessage,
   type SlackSimulator,

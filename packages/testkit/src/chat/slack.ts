@@ -1,17 +1,21 @@
 // A Slack workspace simulator for tests: the Web API (POST /api/<method>, form-encoded or JSON bodies, Slack's
 // answers and error codes, 429 with Retry-After) and Socket Mode (WebSocket at /link, events_api envelopes,
 // acknowledgements, retries) on one 127.0.0.1 port, so @slack/web-api and @slack/socket-mode run against it
-// unmodified (`slackApiUrl` = apiUrl). Humans act through a handle; what the bot did is kept in `sent`.
+// unmodified (`slackApiUrl` = apiUrl). Humans act through a handle; what the bot did is kept in `sent`. Files: humans
+// share them, apps upload them (files.getUploadURLExternal, POST to the upload_url, files.completeUploadExternal), and
+// their bytes are served at url_private to a bot token only (slack/files.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
+import { type FileObject, SlackFiles } from "./slack/files.ts";
 import { SocketMode } from "./slack/socket-mode.ts";
 import { callMethod, type MethodAnswer, type SlackBotAction, type WebApiContext } from "./slack/web-api.ts";
 import { type ChannelState, type MessageRecord, publicMessage, type SlackApp, SlackWorld } from "./slack/world.ts";
 
+export type { FileObject as SlackFileObject } from "./slack/files.ts";
 export type { SlackBotAction } from "./slack/web-api.ts";
 export type { MessageRecord as SlackMessage, SlackApp, UserObject as SlackUserObject } from "./slack/world.ts";
 
@@ -19,7 +23,7 @@ export interface SlackHuman {
   readonly id: string;
   readonly name: string;
   /** Posts in a channel (name or id); `threadTs` makes it a reply in that thread. Returns the message's ts. */
-  say(channel: string, text: string, options?: { threadTs?: string }): string;
+  say(channel: string, text: string, options?: { threadTs?: string; files?: { name: string; data: Buffer }[] }): string;
   /** A /me message (subtype me_message). */
   me(channel: string, text: string): string;
   edit(channel: string, ts: string, text: string): void;
@@ -37,6 +41,8 @@ export interface SlackSimulator {
   readonly sent: Inbox<SlackBotAction>;
   /** "<method> -> <status> <ok|error>" for every Web API call, in order. */
   readonly calls: string[];
+  /** A stored file's bytes by its id (an upload of an app, or a human's). */
+  fileData(id: string): Buffer | undefined;
   /** Paths and methods the simulator does not implement. */
   readonly unhandled: string[];
   /** Envelope ids the apps acknowledged. */
@@ -84,8 +90,17 @@ async function readParams(request: IncomingMessage, url: URL): Promise<Record<st
   return { ...params, ...Object.fromEntries(new URLSearchParams(raw)) };
 }
 
-export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimulator> {
+export interface SlackSimulatorOptions {
+  /** Uploads larger than this are refused by the upload service with HTTP 413 (a workspace's file size limit). */
+  maxUploadBytes?: number;
+}
+
+export async function startSlackSimulator(
+  teardown: Teardown,
+  options: SlackSimulatorOptions = {},
+): Promise<SlackSimulator> {
   const world = new SlackWorld();
+  const files = new SlackFiles(world.teamId, () => `http://127.0.0.1:${port}`);
   const socketMode = new SocketMode(world);
   const sent = new Inbox<SlackBotAction>();
   const calls: string[] = [];
@@ -136,6 +151,8 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
 
   const context: WebApiContext = {
     world,
+    files,
+    uploadBase: () => `http://127.0.0.1:${port}`,
     issueTicket: (app) => socketMode.issueTicket(app),
     linkUrl: (ticket) => `ws://127.0.0.1:${port}/link/?ticket=${ticket}`,
     announce(action, _app, previous) {
@@ -154,6 +171,8 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname.startsWith("/files-pri/")) return serveFile(req, res, url);
+    if (req.method === "POST" && url.pathname.startsWith("/upload/v1/")) return receiveUpload(req, res, url);
     const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
     if (method === undefined) {
       unhandled.push(`${req.method} ${url.pathname}`);
@@ -178,6 +197,37 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
     if (result.error === "unknown_method") unhandled.push(`POST /api/${method}`);
     calls.push(`${method} -> 200 ${result.ok ? "ok" : result.error}`);
     answer(res, 200, result);
+  }
+
+  /** url_private: the bytes for a bot token of the workspace, else Slack's refusal. */
+  function serveFile(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const authorised = bearer !== undefined && world.apps.some((app) => app.botToken === bearer);
+    const file = authorised ? files.byPath(url.pathname) : undefined;
+    calls.push(`file -> ${file ? 200 : authorised ? 404 : 403}`);
+    if (file === undefined) {
+      res
+        .writeHead(authorised ? 404 : 403, { "content-type": "text/plain" })
+        .end(authorised ? "Not Found" : "Forbidden");
+      return;
+    }
+    res.writeHead(200, { "content-type": file.object.mimetype, "content-length": file.data.length });
+    res.end(file.data);
+  }
+
+  /** The upload service: the raw bytes (or a multipart body's file part, kept whole here) of a reserved file. */
+  async function receiveUpload(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const data = Buffer.concat(chunks);
+    if (options.maxUploadBytes !== undefined && data.length > options.maxUploadBytes) {
+      calls.push("upload -> 413");
+      res.writeHead(413, { "content-type": "text/plain" }).end("Request Entity Too Large");
+      return;
+    }
+    const ok = files.receive(url.pathname, data);
+    calls.push(`upload -> ${ok ? 200 : 404}`);
+    res.writeHead(ok ? 200 : 404, { "content-type": "text/plain" }).end(ok ? `OK - ${data.length}` : "Not Found");
   }
 
   const connections = new Set<Socket>();
@@ -247,7 +297,12 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
       name,
       say: (channel, text, options = {}) => {
         const parent = options.threadTs;
-        return post(channel, { text, ...(parent ? { thread_ts: parent, parent_user_id: user.id } : {}) });
+        const shared: FileObject[] = (options.files ?? []).map((file) => files.store(file.name, file.data));
+        return post(channel, {
+          text,
+          ...(parent ? { thread_ts: parent, parent_user_id: user.id } : {}),
+          ...(shared.length > 0 ? { subtype: "file_share", files: shared, upload: true } : {}),
+        });
       },
       me: (channel, text) => post(channel, { text, subtype: "me_message" }),
       edit(channelName, ts, text) {
@@ -279,6 +334,7 @@ export async function startSlackSimulator(teardown: Teardown): Promise<SlackSimu
     get acknowledged() {
       return socketMode.acknowledged;
     },
+    fileData: (id) => files.byId(id)?.data,
     createApp: (name) => world.addApp(name),
     createUser,
     createChannel(name, members, options = {}) {

@@ -42,7 +42,14 @@ export function readEvent(value: unknown, depth = 0): SlackEvent | string {
   const files = listOf(raw.files, (entry) => {
     const file = objectOf(entry);
     if (file === undefined) return undefined;
-    return { name: stringOf(file.name), permalink: stringOf(file.permalink), url_private: stringOf(file.url_private) };
+    const size = file.size;
+    return {
+      name: stringOf(file.name),
+      permalink: stringOf(file.permalink),
+      url_private: stringOf(file.url_private),
+      url_private_download: stringOf(file.url_private_download),
+      size: typeof size === "number" && Number.isSafeInteger(size) && size >= 0 ? size : undefined,
+    };
   });
   if (files !== undefined) event.files = files;
   return event;

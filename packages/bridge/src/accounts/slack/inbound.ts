@@ -23,7 +23,16 @@ export interface SlackEvent {
   edited?: { user?: string; ts?: string };
   message?: SlackEvent;
   previous_message?: SlackEvent;
-  files?: { name?: string; permalink?: string; url_private?: string }[];
+  files?: SlackFile[];
+}
+
+/** A file shared with a message (api.slack.com/types/file): its page and its bytes (behind the bot token). */
+export interface SlackFile {
+  name?: string | undefined;
+  permalink?: string | undefined;
+  url_private?: string | undefined;
+  url_private_download?: string | undefined;
+  size?: number | undefined;
 }
 
 export interface Self {
@@ -49,6 +58,8 @@ export type Inbound =
       /** The name a bot or webhook posted under, when it gave one. */
       postedAs: string | undefined;
       edited: boolean;
+      /** Files shared with a new message (an edit carries its text only). */
+      files: SlackFile[];
     };
 
 const IGNORE: Inbound = { kind: "ignore" };
@@ -68,12 +79,6 @@ const isOwn = (event: SlackEvent | undefined, self: Self) =>
 const parentOf = (event: SlackEvent) =>
   event.thread_ts !== undefined && event.thread_ts !== event.ts ? event.thread_ts : "";
 
-/** Files shared with a message, as links (Slack's own pages for them). */
-function withFiles(text: string, files: SlackEvent["files"]): string {
-  const links = (files ?? []).map((file) => file.permalink ?? file.url_private).filter((url): url is string => !!url);
-  return [text, ...links].filter((part) => part !== "").join("\n");
-}
-
 export function interpret(event: SlackEvent, self: Self, editDisable: boolean): Inbound {
   if (event.type !== "message") return IGNORE;
   switch (event.subtype) {
@@ -87,11 +92,12 @@ export function interpret(event: SlackEvent, self: Self, editDisable: boolean): 
         kind: "text",
         id: changed.ts,
         parentId: parentOf(changed),
-        text: withFiles(changed.text ?? "", changed.files),
+        text: changed.text ?? "",
         event: changed.subtype === "me_message" ? Events.userAction : "",
         userId: changed.user,
         postedAs: changed.username,
         edited: true,
+        files: [],
       };
     }
     case "message_deleted":
@@ -110,11 +116,13 @@ export function interpret(event: SlackEvent, self: Self, editDisable: boolean): 
         userId: event.user,
         postedAs: undefined,
         edited: false,
+        files: [],
       };
   }
   if (!TEXT_SUBTYPES.has(event.subtype) || isOwn(event, self) || event.ts === undefined) return IGNORE;
-  const text = withFiles(event.text ?? "", event.files);
-  if (text.trim() === "") return IGNORE;
+  const text = event.text ?? "";
+  const files = (event.files ?? []).filter((file) => file.url_private !== undefined || file.permalink !== undefined);
+  if (text.trim() === "" && files.length === 0) return IGNORE;
   return {
     kind: "text",
     id: event.ts,
@@ -124,5 +132,6 @@ export function interpret(event: SlackEvent, self: Self, editDisable: boolean): 
     userId: event.user,
     postedAs: event.username,
     edited: false,
+    files,
   };
 }

@@ -10,6 +10,7 @@ export const slackProtocol = defineProtocol({
   // Outgoing/incoming webhooks and legacy (non-bot) tokens are Matterbridge's older ways in; Slack no longer lets
   // new apps use the RTM API those tokens need.
   unsupportedKeys: ["WebhookURL", "WebhookBindAddress", "ShowUserTyping", "Debug"],
+  capabilities: { uploads: true },
   validate(settings) {
     const problems: string[] = [];
     if (!settings.Token.trim().startsWith("xoxb-")) {

@@ -3,7 +3,9 @@
 // the channels and opens the Socket Mode connection; the library's own reconnects are off, so a lost connection is a
 // reported disconnect and the core reconnects with backoff (Slack keeps and retries the events meanwhile). Events
 // are handled one at a time, in order, once each (Slack may deliver one again). The Web API client neither retries
-// nor waits out rate limits: a 429 reaches the core's queue as RetryAfter.
+// nor waits out rate limits: a 429 reaches the core's queue as RetryAfter. Files: shared files arrive as Extra.file
+// entries fetched from url_private with the bot token (fileRequest); uploads follow the text (uploads.ts), each
+// shared with the sender's nick as its comment, as the app posts them under its own name.
 import { SocketModeClient } from "@slack/socket-mode";
 import { WebClient } from "@slack/web-api";
 import type { Logger } from "pino";
@@ -16,18 +18,24 @@ import {
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import { type FileInfo, fileInfo } from "../../core/files/file-info.ts";
+import type { LocalFile } from "../../core/files/local-file.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
+import { refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { SlackDirectory, type SlackUser } from "./directory.ts";
 import { isNetworkError, platformError, sendFailure, tokenFailure } from "./errors.ts";
 import { readEvent } from "./event-shape.ts";
-import { type Inbound, interpret, type Self, type SlackEvent } from "./inbound.ts";
+import { type Inbound, interpret, type Self, type SlackEvent, type SlackFile } from "./inbound.ts";
 import type { SLACK_KEYS } from "./keys.ts";
 import { readableText, slackText } from "./mrkdwn.ts";
 import { outboundText, postedName } from "./outbound.ts";
 import { slackLogger } from "./sdk-logger.ts";
 import { guardSocketFrames } from "./socket-frames.ts";
+import { UploadRefused, uploadToSlack } from "./uploads.ts";
 
 type Settings = AccountConfig<typeof SLACK_KEYS>["settings"];
 
@@ -54,6 +62,9 @@ export class SlackConnection implements Connection {
   readonly #malformed: MalformedEvents;
   /** The messages this app posted, to know their echoes by timestamp. */
   readonly #own = new OwnPosts();
+  /** Per delivery with files: the text's ts once posted, and how many files went, so a retry repeats neither. */
+  readonly #textSent = new WeakMap<Delivery, string>();
+  readonly #filesSent = new WeakMap<Delivery, string[]>();
 
   constructor(config: AccountConfig<typeof SLACK_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -150,19 +161,81 @@ export class SlackConnection implements Connection {
     if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
     const settings = this.#settings;
     const text = slackText(outboundText(delivery, settings), (name) => this.#directory.userIdByName(name));
-    if (text.trim() === "") return "";
+    if (text.trim() === "" && (delivery.uploads ?? []).length === 0) return "";
     if (message.id !== "") {
       await web.chat.update({ channel, ts: message.id, text });
       return message.id;
     }
-    const identity = postedName(delivery, settings);
     const parent = message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
+    const uploads = delivery.uploads ?? [];
+    if (uploads.length === 0) return await this.#post(web, delivery, channel, parent, text);
+    // A file without text is the upload alone; otherwise the text first (under the sender's name), then the files.
+    const fileOnly = message.text.trim() === "" && fileLines(message).length === 0;
+    let id = this.#textSent.get(delivery) ?? "";
+    if (!fileOnly && id === "") {
+      id = await this.#post(web, delivery, channel, parent, text);
+      this.#textSent.set(delivery, id);
+    }
+    const shared = await this.#uploadFiles(web, delivery, channel, parent, uploads);
+    return id === "" ? (shared.find((ts) => ts !== "") ?? "") : id;
+  }
+
+  async #post(web: WebClient, delivery: Delivery, channel: string, parent: string, text: string): Promise<string> {
+    const identity = postedName(delivery, this.#settings);
     const posted = await this.#own.track(
       channel,
       web.chat.postMessage({ channel, text, ...identity, ...(parent === "" ? {} : { thread_ts: parent }) }),
       (answer) => answer.ts ?? "",
     );
     return posted.ts ?? "";
+  }
+
+  /**
+   * Each file not sent by an earlier attempt of this delivery, shared with the sender's nick as its comment; a file
+   * Slack refuses is replaced by its link. Resolves with the shares' timestamps.
+   */
+  async #uploadFiles(
+    web: WebClient,
+    delivery: Delivery,
+    channel: string,
+    parent: string,
+    uploads: readonly LocalFile[],
+  ): Promise<string[]> {
+    const sent = this.#filesSent.get(delivery) ?? [];
+    this.#filesSent.set(delivery, sent);
+    const lookup = (name: string) => this.#directory.userIdByName(name);
+    const nick = delivery.message.username.trim();
+    for (const file of uploads.slice(sent.length)) {
+      if (sent.length > 0) await this.#context.pace();
+      const comment = slackText([nick, file.comment].filter((part) => part !== "").join(" "), lookup);
+      const ts = await uploadUnlessRefused(
+        file,
+        () => uploadToSlack(web, file, { channel, threadTs: parent, comment }),
+        (error) => (error instanceof UploadRefused ? error.message : undefined),
+        this.#logger,
+      );
+      if (ts === undefined) {
+        const line = refusedFileLine(file);
+        const text =
+          line === "" ? "" : slackText(`${this.#settings.PrefixMessagesWithNick ? nick : ""}${line}`, lookup);
+        sent.push(text === "" ? "" : await this.#post(web, delivery, channel, parent, text));
+      } else sent.push(ts);
+    }
+    return sent;
+  }
+
+  /** A file shared on Slack: its url_private, with the bot token (sent to Slack's own hosts only). */
+  fileRequest(file: FileInfo): FileRequest | undefined {
+    let url: URL;
+    try {
+      url = new URL(file.NativeID);
+    } catch {
+      return undefined;
+    }
+    const apiHost = new URL(this.#settings.ApiURL).host;
+    const slackHost = url.hostname === "slack.com" || url.hostname.endsWith(".slack.com");
+    if (!slackHost && url.host !== apiHost) return undefined;
+    return { url: url.href, headers: { authorization: `Bearer ${this.#settings.Token.trim()}` } };
   }
 
   async #delete(web: WebClient, channel: string, ts: string): Promise<void> {
@@ -243,6 +316,7 @@ export class SlackConnection implements Connection {
         id: inbound.id,
         parent_id: inbound.parentId,
         event: inbound.event,
+        Extra: inbound.files.length === 0 ? null : { file: inbound.files.map(sharedFile) },
       }),
     );
   }
@@ -299,4 +373,14 @@ function describe(error: unknown, doing: string): Error {
   const code = platformError(error);
   const reason = code ?? (error instanceof Error ? error.message : String(error));
   return new Error(`${doing}: ${reason}`);
+}
+
+/** A shared file as an Extra.file entry: its Slack page as the link, its url_private for the download. */
+function sharedFile(file: SlackFile) {
+  return fileInfo({
+    Name: file.name ?? "file",
+    URL: file.permalink ?? "",
+    Size: file.size ?? 0,
+    NativeID: file.url_private_download ?? file.url_private ?? "",
+  });
 }

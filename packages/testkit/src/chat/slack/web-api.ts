@@ -1,8 +1,10 @@
 // The Web API methods the bridge uses (api.slack.com/methods), answering as Slack does: HTTP 200 with `ok: true` and
 // the method's fields, or HTTP 200 with `ok: false` and an error code (invalid_auth, not_authed,
 // not_allowed_token_type, channel_not_found, not_in_channel, no_text, msg_too_long, message_not_found,
-// cant_update_message, cant_delete_message, user_not_found, bot_not_found, unknown_method). The token comes from
+// cant_update_message, cant_delete_message, user_not_found, bot_not_found, unknown_method), and the two file upload
+// methods (files.getUploadURLExternal, files.completeUploadExternal: see files.ts). The token comes from
 // `Authorization: Bearer` or a `token` field.
+import type { SlackFiles } from "./files.ts";
 import type { MessageRecord, SlackApp, SlackWorld } from "./world.ts";
 import { publicMessage } from "./world.ts";
 
@@ -27,6 +29,9 @@ export interface SlackBotAction {
 
 export interface WebApiContext {
   world: SlackWorld;
+  files: SlackFiles;
+  /** The upload_url base files.getUploadURLExternal hands out. */
+  uploadBase(): string;
   issueTicket(app: SlackApp): string;
   linkUrl(ticket: string): string;
   /** The bot posted, edited or deleted: the workspace's members (and apps) see it. */
@@ -130,6 +135,57 @@ const BOT_METHODS: Record<string, Method> = {
     channel.messages.push(record);
     context.announce({ kind: "post", channel: channel.name, message: structuredClone(record) }, app);
     return { ok: true, channel: channel.id, ts: record.ts, message: publicMessage(record) };
+  },
+
+  "files.getUploadURLExternal": (call, app, context) => {
+    const filename = text(call.params.filename);
+    const length = Number(call.params.length);
+    if (filename === "" || !Number.isSafeInteger(length) || length <= 0) return fail("invalid_arguments");
+    const { id, uploadPath } = context.files.reserve(filename, length, app.botToken);
+    return { ok: true, upload_url: `${context.uploadBase()}${uploadPath}`, file_id: id };
+  },
+
+  "files.completeUploadExternal": (call, app, context) => {
+    let entries: unknown;
+    try {
+      entries = JSON.parse(text(call.params.files));
+    } catch {
+      return fail("invalid_arguments");
+    }
+    if (!Array.isArray(entries) || entries.length === 0) return fail("invalid_arguments");
+    const channelId = text(call.params.channel_id);
+    const channel =
+      channelId === "" ? undefined : channelFor({ ...call, params: { channel: channelId } }, app, context, true);
+    if (channel !== undefined && "ok" in channel) return channel;
+    const files = [];
+    for (const entry of entries as { id?: unknown; title?: unknown }[]) {
+      const done = context.files.complete(
+        text(entry?.id),
+        typeof entry?.title === "string" ? entry.title : undefined,
+        app.botToken,
+      );
+      if (typeof done === "string") return fail(done);
+      files.push(done);
+    }
+    if (channel === undefined) return { ok: true, files };
+    // Shared in the channel: one message from the bot user with the files and the initial comment.
+    const threadTs = text(call.params.thread_ts);
+    const parent = threadTs === "" ? undefined : context.world.message(channel, threadTs);
+    const record: MessageRecord = {
+      type: "message",
+      subtype: "file_share",
+      ts: context.world.nextTs(),
+      text: text(call.params.initial_comment),
+      user: app.user.id,
+      bot_id: app.botId,
+      files,
+      upload: true,
+      ...(parent ? { thread_ts: parent.thread_ts ?? parent.ts } : {}),
+    };
+    channel.messages.push(record);
+    context.announce({ kind: "post", channel: channel.name, message: structuredClone(record) }, app);
+    const shares = { [channel.isPrivate ? "private" : "public"]: { [channel.id]: [{ ts: record.ts }] } };
+    return { ok: true, files: files.map((file) => ({ ...file, shares })) };
   },
 
   "chat.update": (call, app, context) => {

@@ -2,6 +2,7 @@
 // their members and messages, in the object shapes Slack's Web API returns (api.slack.com/types/user,
 // /types/conversation, /events/message). Message timestamps ("ts") are unique and increasing, as Slack's are, and
 // double as message ids.
+import type { FileObject } from "./files.ts";
 
 export interface UserObject {
   id: string;
@@ -43,6 +44,9 @@ export interface MessageRecord {
   parent_user_id?: string;
   reply_count?: number;
   edited?: { user: string; ts: string };
+  /** Shared files (subtype file_share). */
+  files?: FileObject[];
+  upload?: boolean;
   /** Not part of Slack's shape: set when deleted (the record is kept for the test's history view). */
   deleted?: boolean;
 }
