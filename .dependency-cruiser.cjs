@@ -25,6 +25,7 @@ const gatewayLayers = {
   inbound: [
     "request",
     "config",
+    "state",
     "threads",
     "backends",
     "fleet",

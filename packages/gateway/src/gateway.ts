@@ -15,6 +15,8 @@ import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { CloseOnIdle } from "./http/close-on-idle.ts";
 import { buildServer } from "./http/server.ts";
+import { RecordResponseStore } from "./inbound/responses/record-store.ts";
+import { MemoryResponseStore } from "./inbound/responses/store.ts";
 import { ModelsInFlight } from "./lifecycle/in-flight.ts";
 import { LifecycleManager } from "./lifecycle/manager.ts";
 import { OperationStore } from "./lifecycle/operations.ts";
@@ -220,6 +222,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     budget,
     prices,
     access,
+    responses: stateStore.kind === "redis" ? new RecordResponseStore(stateStore) : new MemoryResponseStore(),
     logger,
     version: VERSION,
   });

@@ -7,6 +7,7 @@ import type { JsonBody } from "../request/body.ts";
 import { forbidden, invalidApiKey, stateStoreUnavailable } from "../request/errors.ts";
 import { factsOf } from "../request/facts.ts";
 import type { StoredKey } from "../state/types.ts";
+import { envelopeOf } from "./api-envelope.ts";
 import type { GatewayContext } from "./context.ts";
 import { presentedKey } from "./credentials.ts";
 import { routeAccess } from "./route-access.ts";
@@ -15,6 +16,15 @@ import { sendError } from "./send.ts";
 type Principal = { kind: "master" } | { kind: "key"; key: StoredKey };
 
 const PRINCIPALS = new WeakMap<IncomingMessage, Principal>();
+
+/** Whether the request's key may use a model: a key with a `models` list sees only those in model listings. */
+export function mayUseModel(request: IncomingMessage): (model: string) => boolean {
+  const principal = PRINCIPALS.get(request);
+  const allowed = principal?.kind === "key" ? principal.key.models : undefined;
+  if (allowed === undefined) return () => true;
+  const set = new Set(allowed);
+  return (model) => set.has(model);
+}
 
 /** Who made a request (after the auth hook); undefined when auth is off or the route is open. */
 export function principalOf(request: IncomingMessage): Principal | undefined {
@@ -39,7 +49,7 @@ export function registerAuth(app: FastifyInstance, context: GatewayContext, auth
     const refuse = (message: string) => {
       // A browser asks for the master key (as a Basic password) on the dashboard and /metrics.
       if (needs === "metrics") reply.header("www-authenticate", 'Basic realm="switchboard-gateway", charset="UTF-8"');
-      sendError(reply, invalidApiKey(message));
+      sendError(reply, invalidApiKey(message), {}, envelopeOf(request));
       return reply;
     };
     if (given === undefined) {
@@ -54,7 +64,7 @@ export function registerAuth(app: FastifyInstance, context: GatewayContext, auth
     }
     const found = await access.keys.verify(given);
     if (found.kind === "unavailable") {
-      sendError(reply, stateStoreUnavailable(), { "retry-after": "1" });
+      sendError(reply, stateStoreUnavailable(), { "retry-after": "1" }, envelopeOf(request));
       return reply;
     }
     if (found.kind === "unknown") return refuse("Incorrect API key provided; ask the gateway's operator for a key");
@@ -71,6 +81,8 @@ export function registerAuth(app: FastifyInstance, context: GatewayContext, auth
             : "/metrics and the dashboard need the master key (or [auth] public_metrics = true)",
           "insufficient_permissions",
         ),
+        {},
+        envelopeOf(request),
       );
       return reply;
     }
@@ -92,6 +104,8 @@ export function registerAuth(app: FastifyInstance, context: GatewayContext, auth
           "model_not_allowed",
           "model",
         ),
+        {},
+        envelopeOf(request, model),
       );
       return reply;
     }
@@ -99,7 +113,7 @@ export function registerAuth(app: FastifyInstance, context: GatewayContext, auth
     // On the raw response too, so that hijacked answers (streams, relayed bodies) carry them.
     for (const [name, value] of Object.entries(admission.headers)) reply.raw.setHeader(name, value);
     if (!admission.admitted) {
-      sendError(reply, admission.error);
+      sendError(reply, admission.error, {}, envelopeOf(request, model));
       return reply;
     }
     settleWhenDone(request, reply, admission.lease, context);

@@ -6,6 +6,7 @@ import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
 import type { DemandHistory } from "../fleet/demand.ts";
 import type { Registry } from "../fleet/registry.ts";
+import type { ResponseStore } from "../inbound/responses/store.ts";
 import type { LifecycleManager } from "../lifecycle/manager.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { PriceTable } from "../policy/pricing.ts";
@@ -37,6 +38,8 @@ export interface GatewayContext {
   prices: PriceTable;
   /** Keys and their limits; undefined when `[auth]` is off. */
   access: { keys: KeyService; limits: Limits } | undefined;
+  /** Where the Responses API keeps responses: the state store's records with Redis (shared by replicas), else memory. */
+  responses: ResponseStore;
   logger: Logger;
   version: string;
 }

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 /**
- * The key a request presents: `Authorization: Bearer <key>`; `x-api-key` on Anthropic's /v1/messages (its clients
- * send that); HTTP Basic's password where a browser asks (the dashboard and /metrics).
+ * The key a request presents: `Authorization: Bearer <key>`; `x-api-key` from Anthropic's clients (on /v1/messages,
+ * and on any request that carries anthropic-version, as their model listing does); HTTP Basic's password where a
+ * browser asks (the dashboard and /metrics).
  */
 export function presentedKey(headers: IncomingHttpHeaders, path: string, allowBasic: boolean): string | undefined {
   const authorization = headers.authorization;
@@ -19,6 +20,7 @@ export function presentedKey(headers: IncomingHttpHeaders, path: string, allowBa
     }
   }
   const apiKey = headers["x-api-key"];
-  if (typeof apiKey === "string" && apiKey !== "" && path.startsWith("/v1/messages")) return apiKey;
+  const anthropicClient = path.startsWith("/v1/messages") || headers["anthropic-version"] !== undefined;
+  if (typeof apiKey === "string" && apiKey !== "" && anthropicClient) return apiKey;
   return undefined;
 }

@@ -108,7 +108,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerEmbeddingsRoute(app, context);
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);
-  registerResponsesRoutes(app, context);
+  registerResponsesRoutes(app, context, context.responses);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);

@@ -70,6 +70,15 @@ export const insufficientQuota = (message: string) =>
   new ApiError(429, message, "insufficient_quota", "insufficient_quota");
 
 /** 503: the state store cannot say whether a key this replica has never seen is valid. */
+/** 503 when stored records (responses) cannot be read because the state store does not answer. */
+export const recordsUnavailable = () =>
+  new ApiError(
+    503,
+    "The gateway's state store is unreachable, so stored responses cannot be read right now; retry shortly",
+    "server_error",
+    "state_store_unavailable",
+  );
+
 export const stateStoreUnavailable = () =>
   new ApiError(
     503,

@@ -124,6 +124,20 @@ describe("keys and limits (embedded store)", () => {
     const refused = await postJson(`${gateway.url}/v1/chat/completions`, hello("llama3"), bearer(made.key));
     assert.equal(refused.status, 403);
     assert.equal(refused.json().error.code, "model_not_allowed");
+    // Listings show such a key only its models; the master key sees them all.
+    const listed = await http(`${gateway.url}/v1/models`, { headers: bearer(made.key) });
+    assert.deepEqual(
+      listed.json().data.map((model: { id: string }) => model.id),
+      ["qwen"],
+    );
+    assert.equal((await http(`${gateway.url}/v1/models/llama3`, { headers: bearer(made.key) })).status, 404);
+    const tags = await http(`${gateway.url}/api/tags`, { headers: bearer(made.key) });
+    assert.deepEqual(
+      tags.json().models.map((model: { name: string }) => model.name),
+      ["qwen"],
+    );
+    const all = await http(`${gateway.url}/v1/models`, { headers: admin });
+    assert.ok(all.json().data.length >= 3);
   });
 
   it("rpm: 429 rate_limit_exceeded with Retry-After and x-ratelimit-* headers on every answer", async () => {

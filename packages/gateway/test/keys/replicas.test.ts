@@ -108,6 +108,29 @@ describe("two replicas on one Redis", () => {
     assert.equal((await chat(a, made.key)).status, 200);
   });
 
+  it("a stored response made on one replica is read and continued on the other", async () => {
+    const made = await createKey(a, { name: "responses" });
+    const first = await postJson(
+      `${urlOf(a)}/v1/responses`,
+      { model: "llama3", input: "remember the word kiwi", store: true },
+      bearer(made.key),
+    );
+    assert.equal(first.status, 200, first.text);
+    const id = first.json().id as string;
+    const read = await http(`${urlOf(b)}/v1/responses/${id}`, { headers: bearer(made.key) });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.json().id, id);
+    const next = await postJson(
+      `${urlOf(b)}/v1/responses`,
+      { model: "llama3", input: "which word?", previous_response_id: id },
+      bearer(made.key),
+    );
+    assert.equal(next.status, 200, next.text);
+    const deleted = await http(`${urlOf(b)}/v1/responses/${id}`, { method: "DELETE", headers: bearer(made.key) });
+    assert.equal(deleted.status, 200);
+    assert.equal((await http(`${urlOf(a)}/v1/responses/${id}`, { headers: bearer(made.key) })).status, 404);
+  });
+
   it("rpm is shared exactly: 10 per minute, 12 requests across both, 10 pass", async () => {
     const made = await createKey(a, { name: "ten-rpm", rpm: 10 });
     const statuses: number[] = [];

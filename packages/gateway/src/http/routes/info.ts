@@ -1,9 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { modelNotFound } from "../../dispatch/route-errors.ts";
 import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
 import { anthropicModel, anthropicModelList, type ListedModel } from "../../inbound/anthropic/models.ts";
 import { invalidRequest } from "../../request/errors.ts";
 import { statsBody } from "../../telemetry/stats.ts";
+import { mayUseModel } from "../auth.ts";
 import type { GatewayContext } from "../context.ts";
 import { sendError, sendJson } from "../send.ts";
 
@@ -11,11 +12,14 @@ import { sendError, sendJson } from "../send.ts";
 export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
   const { registry, stats, version, pipeline, history, metrics } = context;
 
-  const listModels = (): Record<string, unknown>[] => {
+  /** The models of healthy backends, those the request's key may use. */
+  const listModels = (request: FastifyRequest): Record<string, unknown>[] => {
     const data: Record<string, unknown>[] = [];
+    const allowed = mayUseModel(request.raw);
     for (const state of registry.backends) {
       if (!state.healthy) continue;
       for (const model of state.models) {
+        if (!allowed(model.id)) continue;
         const entry: Record<string, unknown> = {
           id: model.id,
           object: "model",
@@ -31,19 +35,19 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
   };
 
   // Anthropic's clients send anthropic-version: they get Anthropic's list shape (one page).
-  const listed = (): ListedModel[] =>
-    listModels().map((model) => ({ id: String(model["id"]), created: Number(model["created"]) }));
+  const listed = (request: FastifyRequest): ListedModel[] =>
+    listModels(request).map((model) => ({ id: String(model["id"]), created: Number(model["created"]) }));
 
   app.get("/v1/models", async (request, reply) => {
-    if (request.headers["anthropic-version"] !== undefined) return sendJson(reply, anthropicModelList(listed()));
-    sendJson(reply, { object: "list", data: listModels() });
+    if (request.headers["anthropic-version"] !== undefined) return sendJson(reply, anthropicModelList(listed(request)));
+    sendJson(reply, { object: "list", data: listModels(request) });
   });
 
   // OpenAI's "retrieve model": the first healthy backend's entry for the id (ids may contain "/", hence the wildcard).
   app.get("/v1/models/*", async (request, reply) => {
     // The router has already decoded the path once; decoding again would turn "%25" into a broken escape.
     const id = (request.params as { "*": string })["*"];
-    const entry = listModels().find((model) => model.id === id);
+    const entry = listModels(request).find((model) => model.id === id);
     const anthropic = request.headers["anthropic-version"] !== undefined;
     if (entry && anthropic) return sendJson(reply, anthropicModel({ id, created: Number(entry["created"]) }));
     if (entry) return sendJson(reply, entry);

@@ -5,6 +5,7 @@ import { type FleetModel, OLLAMA_API_VERSION, psEntry, showBody, tagsEntry } fro
 import { fromOllamaChat, fromOllamaGenerate } from "../../inbound/ollama/request.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { mayUseModel } from "../auth.ts";
 import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
@@ -33,7 +34,14 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
   };
 
   app.get("/api/version", async (_request, reply) => sendJson(reply, { version: OLLAMA_API_VERSION }));
-  app.get("/api/tags", async (_request, reply) => sendJson(reply, { models: fleetModels().map(tagsEntry) }));
+  app.get("/api/tags", async (request, reply) => {
+    const allowed = mayUseModel(request.raw);
+    sendJson(reply, {
+      models: fleetModels()
+        .filter((entry) => allowed(entry.info.id))
+        .map(tagsEntry),
+    });
+  });
 
   app.post("/api/show", async (request, reply) => {
     const model = modelOf((request.body as JsonBody | undefined)?.value, true);

@@ -1,0 +1,16 @@
+import type { FastifyRequest } from "fastify";
+import { anthropicEnvelope } from "../inbound/anthropic/errors.ts";
+import { ollamaEnvelope } from "../inbound/ollama/errors.ts";
+import { type ErrorEnvelope, openAiEnvelope } from "../request/errors.ts";
+
+/**
+ * The error envelope of the API a request speaks, for answers given before its route runs (authentication, key
+ * limits): Anthropic's for /v1/messages and for any request of an Anthropic client (it sends anthropic-version),
+ * Ollama's for /api/*, OpenAI's otherwise.
+ */
+export function envelopeOf(request: FastifyRequest, model = ""): ErrorEnvelope {
+  const path = request.url;
+  if (path.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return anthropicEnvelope;
+  if (path.startsWith("/api/")) return ollamaEnvelope(model);
+  return openAiEnvelope;
+}
