@@ -13,6 +13,7 @@ import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 import { type GraphAnswer, graphApi, graphError } from "./msteams/graph-api.ts";
 import { IdentityPlatform } from "./msteams/identity.ts";
 import { type ChatMessage, type GraphUser, TeamsWorld } from "./msteams/world.ts";
+import { RateLimits } from "./rate-limits.ts";
 
 export type { ChatMessage as TeamsChatMessage, GraphUser } from "./msteams/world.ts";
 
@@ -79,7 +80,7 @@ export async function startTeamsSimulator(
   const requests: string[] = [];
   const unhandled: string[] = [];
   const bridgeUsers = new Set<string>();
-  const limits: { remaining: number; retryAfter?: number; method?: string; path?: RegExp }[] = [];
+  const limits = new RateLimits();
   let reachable = true;
   let base = "";
 
@@ -91,9 +92,8 @@ export async function startTeamsSimulator(
 
   async function graph(req: IncomingMessage, url: URL): Promise<GraphAnswer> {
     const path = url.pathname;
-    const limit = limits[0];
-    if (limit !== undefined && (limit.method ?? req.method) === req.method && (limit.path?.test(path) ?? true)) {
-      if (--limit.remaining <= 0) limits.shift();
+    const limit = limits.take(path, req.method);
+    if (limit !== undefined) {
       const answer = graphError(429, "TooManyRequests", "Too many requests.");
       return { ...answer, headers: { "Retry-After": String(limit.retryAfter ?? 1) } };
     }
@@ -206,9 +206,7 @@ export async function startTeamsSimulator(
       };
     },
     createChannel: (displayName) => world.addChannel(displayName).id,
-    rateLimit(count, limitOptions = {}) {
-      if (count > 0) limits.push({ remaining: count, ...limitOptions });
-    },
+    rateLimit: (count, limitOptions = {}) => limits.add(count, limitOptions),
     injectMessage(channelId, raw) {
       const channel = channelOf(channelId);
       const at = new Date(world.nowMs()).toISOString();

@@ -12,6 +12,7 @@ import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 import { announce, type ChatEffects, chatApi, deleteMessage, type OcsAnswer } from "./nctalk/chat-api.ts";
 import { type RichObject, type Room, type StoredMessage, type TalkMessage, TalkWorld } from "./nctalk/world.ts";
+import { RateLimits } from "./rate-limits.ts";
 import { makeServerDir, removeServerDir, selfSignedCertificate } from "./server-files.ts";
 
 export type { RichObject as TalkRichObject, TalkMessage } from "./nctalk/world.ts";
@@ -99,7 +100,7 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
   const requests: string[] = [];
   const unhandled: string[] = [];
   const bots = new Set<string>();
-  const limits: { remaining: number; retryAfter?: number; method?: string; path?: RegExp }[] = [];
+  const limits = new RateLimits();
   const waiters = new Map<Room, Set<() => void>>();
   let reachable = true;
 
@@ -147,11 +148,8 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
       return { status: 404, data: [], message: "" };
     }
     if (req.headers["ocs-apirequest"] !== "true") return { status: 412, data: [], message: "CSRF check failed" };
-    const limit = limits[0];
-    const limited =
-      limit !== undefined && (limit.method ?? req.method) === req.method && (limit.path?.test(path) ?? true);
-    if (limit !== undefined && limited) {
-      if (--limit.remaining <= 0) limits.shift();
+    const limit = limits.take(path, req.method);
+    if (limit !== undefined) {
       const headers: Record<string, string> =
         limit.retryAfter === undefined ? {} : { "Retry-After": String(limit.retryAfter) };
       return { status: 429, data: [], message: "Reached maximum delay", headers };
@@ -293,9 +291,7 @@ export async function startTalkSimulator(teardown: Teardown, options: { tls?: bo
       const room = roomOf(token);
       world.append(room, { actorType: "users", actorId: "", raw });
     },
-    rateLimit(count, limitOptions = {}) {
-      if (count > 0) limits.push({ remaining: count, ...limitOptions });
-    },
+    rateLimit: (count, limitOptions = {}) => limits.add(count, limitOptions),
     waitingPolls: () => [...waiters.values()].reduce((sum, set) => sum + set.size, 0),
     setReachable(value) {
       reachable = value;

@@ -7,6 +7,7 @@ import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
+import { RateLimits } from "./rate-limits.ts";
 import { DdpSessions } from "./rocketchat/ddp.ts";
 import { failure, type RestAnswer, type RestEffects, restRoutes, unauthorized } from "./rocketchat/rest.ts";
 import { type RcMessage, type RcRoom, type RcUser, RocketChatWorld } from "./rocketchat/world.ts";
@@ -63,7 +64,7 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
   const requests: string[] = [];
   const unhandled: string[] = [];
   const bots = new Set<string>();
-  const limits: { remaining: number; retryAfter: number; path?: RegExp | undefined }[] = [];
+  const limits = new RateLimits();
   let reachable = true;
 
   const roomName = (rid: string) => world.rooms.get(rid)?.name ?? rid;
@@ -90,18 +91,18 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
   const routes = restRoutes(world, effects);
 
   function rateLimited(path: string): RestAnswer | undefined {
-    const limit = limits[0];
-    if (!limit || (limit.path !== undefined && !limit.path.test(path))) return undefined;
-    if (--limit.remaining <= 0) limits.shift();
+    const limit = limits.take(path);
+    if (limit === undefined) return undefined;
+    const retryAfter = limit.retryAfter ?? 1;
     const answer = failure(
-      `Error, too many requests. Please slow down. You must wait ${limit.retryAfter} seconds before trying this endpoint again.`,
+      `Error, too many requests. Please slow down. You must wait ${retryAfter} seconds before trying this endpoint again.`,
       "error-too-many-requests",
       429,
     );
     answer.headers = {
       "X-RateLimit-Limit": "10",
       "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Reset": String(Date.now() + limit.retryAfter * 1000),
+      "X-RateLimit-Reset": String(Date.now() + retryAfter * 1000),
     };
     return answer;
   }
@@ -232,9 +233,7 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
     history: (name) => [...roomNamed(name).messages],
     subscriptions: (userId, name) => ddp.subscribed(userId, roomNamed(name)._id),
     injectFrame: (userId, frame) => ddp.sendRaw(userId, frame),
-    rateLimit(count, options = {}) {
-      if (count > 0) limits.push({ remaining: count, retryAfter: options.retryAfter ?? 1, path: options.path });
-    },
+    rateLimit: (count, options = {}) => limits.add(count, options),
     dropConnections: () => ddp.drop(),
     setReachable(value) {
       reachable = value;

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
+import { RateLimits } from "./rate-limits.ts";
 import { EventQueues } from "./zulip/queues.ts";
 import { type RestAnswer, type RestEffects, restRoutes, zulipError } from "./zulip/rest.ts";
 import { type ZulipMessage, type ZulipUser, ZulipWorld } from "./zulip/world.ts";
@@ -69,7 +70,7 @@ export async function startZulipSimulator(
   const sent = new Inbox<ZulipBotAction>();
   const requests: string[] = [];
   const unhandled: string[] = [];
-  const limits: { remaining: number; retryAfter: number; path?: RegExp | undefined }[] = [];
+  const limits = new RateLimits();
   let reachable = true;
 
   const subscribersOf = (message: ZulipMessage) =>
@@ -124,17 +125,15 @@ export async function startZulipSimulator(
   }
 
   function rateLimited(path: string): RestAnswer | undefined {
-    const limit = limits[0];
-    if (!limit || (limit.path !== undefined && !limit.path.test(path))) return undefined;
-    if (--limit.remaining <= 0) limits.shift();
-    const answer = zulipError(429, "API usage exceeded rate limit", "RATE_LIMIT_HIT", {
-      "retry-after": limit.retryAfter,
-    });
+    const limit = limits.take(path);
+    if (limit === undefined) return undefined;
+    const retryAfter = limit.retryAfter ?? 1;
+    const answer = zulipError(429, "API usage exceeded rate limit", "RATE_LIMIT_HIT", { "retry-after": retryAfter });
     answer.headers = {
-      "Retry-After": String(limit.retryAfter),
+      "Retry-After": String(retryAfter),
       "X-RateLimit-Limit": "200",
       "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000 + limit.retryAfter)),
+      "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000 + retryAfter)),
     };
     return answer;
   }
@@ -254,10 +253,7 @@ export async function startZulipSimulator(
     injectEvent(userId, event) {
       for (const queue of queues.ofUser(userId)) queues.pushRaw(queue, event);
     },
-    rateLimit(count, limitOptions = {}) {
-      if (count > 0)
-        limits.push({ remaining: count, retryAfter: limitOptions.retryAfter ?? 1, path: limitOptions.path });
-    },
+    rateLimit: (count, limitOptions = {}) => limits.add(count, limitOptions),
     setReachable(value) {
       reachable = value;
       if (!value) {
