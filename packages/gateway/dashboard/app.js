@@ -5,7 +5,15 @@ const MAX_LOG_ROWS = 200;
 const CHART_SECONDS = 60;
 
 const $ = (id) => document.getElementById(id);
-const state = { backends: [], totals: {}, budget: null, queueDepth: 0, operations: new Map(), seconds: new Map() };
+const state = {
+  backends: [],
+  totals: {},
+  budget: null,
+  queueDepth: 0,
+  operations: new Map(),
+  seconds: new Map(),
+  keys: new Map(),
+};
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -100,6 +108,7 @@ function logRow(request) {
     element("td", {}, request.model),
     element("td", {}, request.backend ?? "–"),
     element("td", {}, request.route_reason ?? "–"),
+    element("td", {}, request.key ?? "–"),
     element("td", { className: "num" }, request.status),
     element("td", { className: "num" }, Math.round(request.duration_ms)),
     element("td", { className: "num" }, tokens),
@@ -120,7 +129,35 @@ function addRequests(requests) {
   drawCharts();
 }
 
+/** The keys table (shown once a request came with a virtual key): requests and tokens per key, busiest first. */
+function renderKeys() {
+  const rows = [...state.keys.values()].sort((a, b) => b.requests - a.requests);
+  $("keys-section").hidden = rows.length === 0;
+  $("keys").tBodies[0].replaceChildren(
+    ...rows.map((row) =>
+      element(
+        "tr",
+        { "data-key": row.key },
+        element("td", {}, row.key),
+        element("td", { className: "num" }, row.requests),
+        element("td", { className: "num" }, row.prompt_tokens),
+        element("td", { className: "num" }, row.completion_tokens),
+      ),
+    ),
+  );
+}
+
+function countKey(request) {
+  if (request.key === null || request.key === undefined) return;
+  const row = state.keys.get(request.key) ?? { key: request.key, requests: 0, prompt_tokens: 0, completion_tokens: 0 };
+  row.requests++;
+  row.prompt_tokens += request.prompt_tokens ?? 0;
+  row.completion_tokens += request.completion_tokens ?? 0;
+  state.keys.set(request.key, row);
+}
+
 function countRequest(request) {
+  countKey(request);
   const totals = state.totals;
   totals.completed = (totals.completed ?? 0) + 1;
   const key = { ok: "succeeded", error: "errors", rejected: "rejected" }[request.outcome];
@@ -164,11 +201,13 @@ function applySnapshot(message) {
   state.queueDepth = message.stats.queue.depth;
   state.budget = message.budget;
   state.operations = new Map(message.operations.map((operation) => [operation.id, operation]));
+  state.keys = new Map((message.keys ?? []).map((row) => [row.key, { ...row }]));
   state.seconds.clear();
   $("log").tBodies[0].replaceChildren();
   addRequests([...message.requests].reverse());
   renderBackends();
   renderOperations();
+  renderKeys();
   renderTotals();
 }
 
@@ -188,7 +227,10 @@ function applyEvents(events) {
       renderOperations();
     }
   }
-  if (requests.length) addRequests(requests);
+  if (requests.length) {
+    addRequests(requests);
+    renderKeys();
+  }
   if (fleetChanged) renderBackends();
   renderTotals();
 }

@@ -34,6 +34,7 @@ import { sharedSpendOf } from "./state/shared-spend.ts";
 import { reportStoreAvailability } from "./state/store-log.ts";
 import { type BackendSource, EventBus } from "./telemetry/events.ts";
 import { RequestHistory } from "./telemetry/history.ts";
+import { KeyUsage } from "./telemetry/key-usage.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
@@ -194,6 +195,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     shutdown,
   });
   queueDepth = () => pipeline.queue.depth;
+  const keyUsage = new KeyUsage(events);
   const dashboard = new DashboardHub(
     events,
     {
@@ -204,6 +206,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       budget,
       queue: () => ({ enabled: pipeline.queue.enabled, maxSize: pipeline.queue.maxSize, depth: pipeline.queue.depth }),
       operations: () => lifecycle.operations.running(),
+      keys: () => keyUsage.rows(),
     },
     { ...HUB_DEFAULTS, maxClients: config.server.dashboard_max_clients },
   );

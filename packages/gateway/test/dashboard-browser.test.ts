@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI } from "@switchboard/testkit";
@@ -84,5 +85,59 @@ describe("the dashboard in a real browser", { skip }, () => {
     await page.locator("#connection[data-state='reconnecting']").waitFor({ timeout: 10_000 });
     await page.locator("#connection[data-state='live']").waitFor({ timeout: 10_000 });
     assert.equal(await page.locator(".card").count(), 2);
+  });
+});
+
+describe("the dashboard of a gateway with keys, in a real browser", { skip }, () => {
+  const MASTER = "dashboard-master-key-0123456789";
+  const closers = new Closers();
+  let backend: FakeLlmServer;
+  let dir: string;
+  after(async () => {
+    await closers.closeAll();
+    await backend?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("asks for the master key, and shows each key's requests and tokens, live and after a reload", async () => {
+    backend = await startFakeOpenAI({ models: [{ id: "llama3" }] });
+    dir = mkdtempSync(join(tmpdir(), "dashboard-keys-"));
+    const gateway = await startTestGateway(
+      `${backendToml("local", backend.url)}[auth]\nmaster_key_env = "MASTER"\n[state]\npath = "${join(dir, "s.json")}"\n`,
+      closers,
+      { MASTER },
+    );
+    const made = await fetch(`${gateway.url}/v1/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${MASTER}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "team-a" }),
+    });
+    const { key } = (await made.json()) as { key: string };
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    closers.after(() => browser.close());
+    // Without the master key the page is refused (the browser would ask for it: WWW-Authenticate: Basic).
+    const refused = await fetch(gateway.url);
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /^Basic /);
+    const context = await browser.newContext({ httpCredentials: { username: "admin", password: MASTER } });
+    const page = await context.newPage();
+    await page.goto(gateway.url);
+    await page.locator("#connection[data-state='live']").waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator("#keys-section").isHidden(), true, "no key used yet");
+
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+    for (let i = 0; i < 2; i++)
+      await client.chat.completions.create({ model: "llama3", messages: [{ role: "user", content: "hi" }] });
+    const row = page.locator("#keys tr[data-key='team-a']");
+    await row.waitFor({ timeout: 10_000 });
+    await page.waitForFunction(
+      "document.querySelector(\"#keys tr[data-key='team-a'] td:nth-child(2)\")?.textContent === '2'",
+    );
+    assert.match((await page.locator("#log tbody").textContent()) ?? "", /team-a/);
+    assert.doesNotMatch((await page.content()) ?? "", new RegExp(key), "the secret is never shown");
+
+    await page.reload();
+    await page.locator("#connection[data-state='live']").waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator("#keys tr[data-key='team-a'] td:nth-child(2)").textContent(), "2");
   });
 });

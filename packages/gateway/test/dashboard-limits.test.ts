@@ -152,6 +152,7 @@ describe("the dashboard hub's snapshot", () => {
         built++;
         return [];
       },
+      keys: () => [],
     };
     // No flush happens during the test: one interval.
     const hub = new DashboardHub(events, sources, {

@@ -2,6 +2,7 @@ import type { Registry } from "../fleet/registry.ts";
 import type { Budget } from "../policy/budget.ts";
 import type { OperationView } from "../telemetry/events.ts";
 import type { RequestHistory } from "../telemetry/history.ts";
+import type { KeyUsageRow } from "../telemetry/key-usage.ts";
 import { type QueueView, type Stats, statsBody } from "../telemetry/stats.ts";
 
 /** What the dashboard needs to draw itself from nothing. */
@@ -14,6 +15,8 @@ export interface DashboardSources {
   budget: Budget | undefined;
   /** Lifecycle operations still running (none until a backend type supports them). */
   operations: () => readonly OperationView[];
+  /** Requests and tokens per virtual key (empty when auth is off). */
+  keys: () => readonly KeyUsageRow[];
 }
 
 /** Requests in the snapshot's log; the page keeps at most this many rows too. */
@@ -37,7 +40,7 @@ export function backendCard(state: Registry["backends"][number]): Record<string,
   };
 }
 
-/** The whole picture: fleet, counters, queue, budget, recent requests, running operations. */
+/** The whole picture: fleet, counters, queue, budget, recent requests, running operations, usage per key. */
 export function snapshot(sources: DashboardSources): Record<string, unknown> {
   const queue = sources.queue();
   return {
@@ -49,6 +52,7 @@ export function snapshot(sources: DashboardSources): Record<string, unknown> {
     budget: sources.budget?.statsBody() ?? null,
     requests: sources.history.recent(SNAPSHOT_REQUESTS),
     operations: sources.operations(),
+    keys: sources.keys(),
   };
 }
 

@@ -20,6 +20,8 @@ export interface HistoryEntry {
   ttft_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** The virtual key's name (auth on), never the key itself. */
+  key: string | null;
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -78,5 +80,6 @@ export function historyEntry(event: RequestCompleted, finishedAt = Date.now()): 
     ttft_ms: event.ttftMs === undefined ? null : round(event.ttftMs),
     prompt_tokens: event.promptTokens ?? null,
     completion_tokens: event.completionTokens ?? null,
+    key: event.key ?? null,
   };
 }
