@@ -14,9 +14,12 @@ import {
   connectIrcUser,
   type DiscordSimulator,
   type IrcUser,
+  type MattermostHuman,
+  type MattermostSimulator,
   type SlackHuman,
   type SlackSimulator,
   startDiscordSimulator,
+  startMattermostSimulator,
   startNgircd,
   startSlackSimulator,
   startTelegramSimulator,
@@ -35,6 +38,8 @@ interface World {
   discord: DiscordSimulator;
   slack: SlackSimulator;
   sam: SlackHuman;
+  mattermost: MattermostSimulator;
+  mia: MattermostHuman;
   telegram: TelegramSimulator;
   tina: TelegramUser;
   chat: number;
@@ -51,6 +56,10 @@ async function world(teardown: Teardown, options: { slackMaxUpload?: number } = 
   const slackApp = slack.createApp("relay");
   const sam = slack.createUser("sam");
   slack.createChannel("all", [slackApp, sam]);
+  const mattermost = await startMattermostSimulator(teardown);
+  const mmBot = mattermost.createBot("relay", "relay-password");
+  const mia = mattermost.createUser("mia");
+  mattermost.createChannel("all", [mmBot.user, mia]);
   const telegram = await startTelegramSimulator(teardown, { log: () => {} });
   const bot = telegram.createBot({ username: "relay_bot" });
   const tina = telegram.createUser({ first_name: "Tina", username: "tina" });
@@ -74,6 +83,12 @@ Token = "${slackApp.botToken}"
 AppToken = "${slackApp.appToken}"
 ApiURL = "${slack.apiUrl}"
 ${nick}
+[mattermost.mm]
+Server = "${mattermost.hostPort}"
+NoTLS = true
+Team = "${mattermost.teamName}"
+Token = "${mmBot.token}"
+${nick}
 [irc.net]
 Server = "127.0.0.1:${irc.port}"
 Nick = "bridgebot"
@@ -96,13 +111,16 @@ enable = true
   account = "slack.sl"
   channel = "all"
   [[gateway.inout]]
+  account = "mattermost.mm"
+  channel = "all"
+  [[gateway.inout]]
   account = "irc.net"
   channel = "#all"
   [[gateway.inout]]
   account = "api.local"
   channel = "api"
 `;
-  return { discord, slack, sam, telegram, tina, chat, ivan, toml };
+  return { discord, slack, sam, mattermost, mia, telegram, tina, chat, ivan, toml };
 }
 
 const ircLines = (ivan: IrcUser) =>
@@ -113,6 +131,16 @@ async function slackUpload(w: World, name: string) {
   const share = await w.slack.sent.waitFor((a) => a.kind === "post" && a.message.files?.[0]?.name === name, WAIT);
   assert.deepEqual(w.slack.fileData(share.message.files?.[0]?.id ?? ""), PICTURE);
   return share.message;
+}
+
+/** The bot's Mattermost post carrying a file named `name`, its bytes checked. */
+async function mattermostUpload(w: World, name: string) {
+  const post = await w.mattermost.sent.waitFor((a) => {
+    const files = (a.post.metadata["files"] ?? []) as { name: string }[];
+    return a.kind === "post" && files[0]?.name === name;
+  }, WAIT);
+  assert.deepEqual(w.mattermost.fileData(post.post.file_ids[0] ?? ""), PICTURE);
+  return post.post;
 }
 
 type FileEntry = { Name: string; URL: string; Size: number; SHA: string };
@@ -163,6 +191,8 @@ describe("files relayed between platforms", () => {
     // Discord -> Slack: the text under the sender's name, then the file shared with the nick as its comment.
     assert.equal((await slackUpload(w, "cat.png")).text, "&lt;dana&gt;");
     assert.ok(w.slack.history("all").some((m) => m.text === "look at this" && m.username === "<dana>"));
+    // Discord -> Mattermost: one post with the text and the uploaded file.
+    assert.equal((await mattermostUpload(w, "cat.png")).message, "look at this");
 
     // Slack -> Discord, Telegram (fetched from url_private with the bot token); its page as the link elsewhere.
     w.sam.say("all", "from slack", { files: [{ name: "bird.png", data: PICTURE }] });
@@ -178,6 +208,27 @@ describe("files relayed between platforms", () => {
       apiFiles(fromSlackApi).map((f) => [f.Name, f.URL]),
       [["bird.png", permalink]],
     );
+    assert.equal((await mattermostUpload(w, "bird.png")).message, "from slack");
+
+    // Mattermost -> the others (fetched from /api/v4/files/{id} with the session); its API link elsewhere.
+    const postId = w.mia.say("all", "from mattermost", { files: [{ name: "fish.png", data: PICTURE }] });
+    const fileId = w.mattermost.world.post(postId)?.post.file_ids[0] ?? "";
+    const mmLink = `${w.mattermost.url}/api/v4/files/${fileId}`;
+    const fromMm = await w.discord.sent.waitFor((a) => a.message.attachments[0]?.filename === "fish.png", WAIT);
+    assert.equal(fromMm.message.content, "<mia> from mattermost");
+    assert.deepEqual(w.discord.attachment(fromMm.message.attachments[0]?.url ?? ""), PICTURE);
+    assert.equal((await slackUpload(w, "fish.png")).text, "&lt;mia&gt;");
+    const mmPhoto = await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto" && a.text === "<mia>", WAIT);
+    assert.deepEqual(mmPhoto.file?.data, PICTURE);
+    await waitUntil(() => ircLines(w.ivan).includes(`<mia> ${mmLink}`), {
+      ...WAIT,
+      what: "the Mattermost link on IRC",
+    });
+    const fromMmApi = await stream.waitFor((m) => m.text === "from mattermost", WAIT);
+    assert.deepEqual(
+      apiFiles(fromMmApi).map((f) => [f.Name, f.URL]),
+      [["fish.png", mmLink]],
+    );
 
     // Telegram -> Discord (an upload with the message); Telegram's file URL holds the token, so IRC gets no link.
     w.tina.sendFile(w.chat, { name: "dog.jpg", data: PICTURE, caption: "and a dog" });
@@ -187,6 +238,7 @@ describe("files relayed between platforms", () => {
     assert.deepEqual(w.discord.attachment(copy.message.attachments[0]?.url ?? ""), PICTURE);
     await waitUntil(() => ircLines(w.ivan).includes("<tina> and a dog"), WAIT);
     assert.equal((await slackUpload(w, "photo.jpg")).text, "&lt;tina&gt;");
+    assert.equal((await mattermostUpload(w, "photo.jpg")).message, "and a dog");
 
     // MediaDownloadBlackList: not fetched, so Telegram gets the link instead of an upload.
     dana.say("all", "not this one", { files: [{ name: "tool.exe", data: Buffer.from("MZ") }] });

@@ -158,7 +158,6 @@ describe("mattermost inbound reading", () => {
         if (typeof read === "string") return;
         const inbound = interpretMattermost(read, kind, "bot", {
           editDisable: false,
-          fileUrl: (id) => `https://mm.test/files/${id}`,
           postedByUs: (id) => id === "p2",
         });
         const own = read.user_id === "bot" || read.props?.from_switchboard === true || read.id === "p2";

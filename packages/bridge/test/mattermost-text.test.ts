@@ -16,7 +16,7 @@ const post = (fields: Partial<MattermostPost>): MattermostPost => ({
   message: "hi",
   ...fields,
 });
-const options = { editDisable: false, fileUrl: (id: string) => `https://mm.example/api/v4/files/${id}` };
+const options = { editDisable: false };
 const delivery = (fields: Parameters<typeof emptyMessage>[0]): Delivery => ({
   message: emptyMessage({ account: "irc.net", protocol: "irc", ...fields }),
   channel: "general",
@@ -32,15 +32,17 @@ const settings = {
 
 describe("Mattermost posts", () => {
   it("reads posts as texts, actions, replies, edits, deletes and joins", () => {
-    assert.deepEqual(interpret(post({ root_id: "r1", file_ids: ["f1"] }), "posted", "bot", options), {
+    const withFile = post({ root_id: "r1", file_ids: ["f1"], files: [{ id: "f1", name: "cat.png", size: 3 }] });
+    assert.deepEqual(interpret(withFile, "posted", "bot", options), {
       kind: "text",
       id: "p1",
       parentId: "r1",
-      text: "hi\nhttps://mm.example/api/v4/files/f1",
+      text: "hi",
       event: "",
       userId: "u1",
       postedAs: undefined,
       edited: false,
+      files: [{ id: "f1", name: "cat.png", size: 3 }],
     });
     const action = interpret(post({ message: "*waves*" }), "posted", "bot", options);
     assert.ok(action.kind === "text" && action.text === "waves" && action.event === "user_action");

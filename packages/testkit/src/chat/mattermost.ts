@@ -2,6 +2,7 @@
 // with Retry-After and X-Ratelimit-* as its rate limiter answers) and the WebSocket API on one 127.0.0.1 port, so
 // @mattermost/client's Client4 and WebSocketClient run against it unmodified (`setUrl(url)`,
 // `initialize(url + "/api/v4/websocket", token)`). Humans act through a handle; what the bot did is kept in `sent`.
+// Files: uploaded (POST /api/v4/files, multipart), attached to posts by file_ids, served at /api/v4/files/{id}.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
@@ -14,6 +15,7 @@ import { apiError, type RestAnswer, type RestEffects, restRoutes } from "./matte
 import { MattermostSockets } from "./mattermost/websocket.ts";
 import { type ChannelState, MattermostWorld, type PostObject, type UserObject } from "./mattermost/world.ts";
 import { makeServerDir, removeServerDir, selfSignedCertificate } from "./server-files.ts";
+import { readMultipart } from "./telegram/files.ts";
 
 export type { PostObject as MattermostPost, UserObject as MattermostUserObject } from "./mattermost/world.ts";
 
@@ -21,7 +23,7 @@ export interface MattermostHuman {
   readonly id: string;
   readonly username: string;
   /** Posts in a channel (by name); `rootId` makes it a reply in that thread. Returns the post id. */
-  say(channel: string, text: string, options?: { rootId?: string }): string;
+  say(channel: string, text: string, options?: { rootId?: string; files?: { name: string; data: Buffer }[] }): string;
   edit(postId: string, text: string): void;
   delete(postId: string): void;
   join(channel: string): void;
@@ -39,6 +41,8 @@ export interface MattermostSimulatorOptions {
   teamName?: string;
   /** Serve https and wss with a self-signed certificate for "localhost" (made with openssl). */
   tls?: boolean;
+  /** The server's MaxFileSize in bytes (Mattermost's default: 100 MB); larger uploads are refused with 413. */
+  maxFileBytes?: number;
 }
 
 export interface MattermostSimulator {
@@ -52,6 +56,8 @@ export interface MattermostSimulator {
   /** "METHOD /path -> status" of every API request, in order. */
   readonly requests: string[];
   readonly unhandled: string[];
+  /** A file's bytes by its id. */
+  fileData(id: string): Buffer | undefined;
   /** A user the bridge logs in as (Login/Password); `token` is a personal access token for it. */
   createBot(username: string, password: string): { user: UserObject; token: string };
   createUser(
@@ -142,7 +148,7 @@ export async function startMattermostSimulator(
       sockets.broadcast(channel.members, "user_added", { user_id: userId, team_id: world.team.id }, channel.id);
     },
   };
-  const routes = restRoutes(world, effects);
+  const routes = restRoutes(world, effects, { maxFileBytes: options.maxFileBytes ?? 100 * 1024 * 1024 });
 
   function answer(req: IncomingMessage, path: string, query: URLSearchParams, body: unknown): RestAnswer {
     const candidates = routes.filter((r) => r.pattern.test(path));
@@ -188,9 +194,13 @@ export async function startMattermostSimulator(
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString("utf8");
+    const type = req.headers["content-type"] ?? "";
     let body: unknown = {};
-    if (raw !== "") {
+    if (type.toLowerCase().startsWith("multipart/form-data")) {
+      body = readMultipart(bytes, type);
+    } else if (raw !== "") {
       try {
         body = JSON.parse(raw);
       } catch {
@@ -199,6 +209,11 @@ export async function startMattermostSimulator(
     }
     const result = answer(req, url.pathname, url.searchParams, body);
     requests.push(`${req.method} ${url.pathname} -> ${result.status}`);
+    if (Buffer.isBuffer(result.body)) {
+      res.writeHead(result.status, { "Content-Length": result.body.length, ...result.headers });
+      res.end(result.body);
+      return;
+    }
     const isText = typeof result.body === "string";
     res.writeHead(result.status, {
       "Content-Type": isText ? "text/plain; charset=utf-8" : "application/json",
@@ -264,6 +279,7 @@ export async function startMattermostSimulator(
     sent,
     requests,
     unhandled,
+    fileData: (id) => world.files.get(id)?.data,
     createBot(username, password) {
       const user = world.addUser(username, password, { is_bot: false });
       bots.add(user.id);
@@ -283,6 +299,12 @@ export async function startMattermostSimulator(
           const channel = channelNamed(channelName);
           if (!channel.members.has(user.id)) throw new Error(`${username} is not in ${channel.name}`);
           const post = world.newPost(channel, user.id, { message: text, root_id: sayOptions.rootId ?? "" });
+          const fileIds = (sayOptions.files ?? []).map((file) => {
+            const id = world.newId();
+            world.files.add(id, { ...file, userId: user.id, channelId: channel.id, at: world.now() });
+            return id;
+          });
+          world.attachFiles(post, fileIds);
           effects.posted(post);
           return post.id;
         },

@@ -5,6 +5,7 @@
 // Mattermost's error id and message, and the wait a 429 asks for.
 import mattermost from "@mattermost/client";
 import type { Channel } from "@mattermost/types/channels";
+import type { FileInfo, FileUploadResponse } from "@mattermost/types/files";
 import type { Post, PostList } from "@mattermost/types/posts";
 import type { Team } from "@mattermost/types/teams";
 import type { UserProfile } from "@mattermost/types/users";
@@ -85,6 +86,22 @@ export class MattermostApi {
     return (await this.#call<Post>(this.#client.getPostsRoute(), "post", post)).data;
   }
 
+  /** POST /files: one file into a channel, not yet attached to a post; resolves with its FileInfo. */
+  async uploadFile(channelId: string, name: string, bytes: Blob): Promise<FileInfo> {
+    const form = new FormData();
+    form.append("channel_id", channelId);
+    form.append("files", bytes, name);
+    const { data } = await this.#call<FileUploadResponse>(this.#client.getFilesRoute(), "post", form);
+    const info = data.file_infos?.[0];
+    if (info === undefined) throw new MattermostApiError(0, "", "the server's upload answer lists no file");
+    return info;
+  }
+
+  /** Where an attached file's bytes are, with the session's credentials. */
+  fileDownload(fileId: string): { url: string; headers: Record<string, string> } {
+    return { url: this.#client.getFileRoute(fileId), headers: { authorization: `Bearer ${this.#client.getToken()}` } };
+  }
+
   async patchPost(id: string, message: string): Promise<Post> {
     return (await this.#call<Post>(`${this.#client.getPostRoute(id)}/patch`, "put", { id, message })).data;
   }
@@ -102,7 +119,9 @@ export class MattermostApi {
   }
 
   async #call<T>(url: string, method: string, body?: unknown): Promise<{ data: T; headers: Headers }> {
-    const options = this.#client.getOptions({ method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    // A form (a file upload) goes as it is: fetch writes its multipart body and boundary.
+    const payload = body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) };
+    const options = this.#client.getOptions({ method, ...payload });
     // Cookies are a browser's business; the session header is enough.
     const { credentials: _credentials, ...request } = options as RequestInit;
     const response = await fetch(url, {

@@ -17,6 +17,8 @@ export interface MattermostPost {
   type?: string;
   props?: Record<string, unknown>;
   file_ids?: string[];
+  /** metadata.files: the attached files' names and sizes, when the server includes them. */
+  files?: { id: string; name: string; size: number }[];
   create_at?: number;
   update_at?: number;
   edit_at?: number;
@@ -38,7 +40,15 @@ export type Inbound =
       /** The name a webhook or bot posted under (props.override_username). */
       postedAs: string | undefined;
       edited: boolean;
+      /** The files of a new post (an edit carries its text only). */
+      files: MattermostFile[];
     };
+
+export interface MattermostFile {
+  id: string;
+  name: string;
+  size: number;
+}
 
 const IGNORE: Inbound = { kind: "ignore" };
 const JOIN_LEAVE = new Set([
@@ -57,7 +67,6 @@ function asAction(text: string): { text: string; action: boolean } {
 
 export interface InterpretOptions {
   editDisable: boolean;
-  fileUrl(id: string): string;
   /** Whether the account made the post with this id. */
   postedByUs?(id: string): boolean;
 }
@@ -75,22 +84,29 @@ export function interpret(post: MattermostPost, change: Change, ownUserId: strin
   if (JOIN_LEAVE.has(type)) {
     if (change === "edited") return IGNORE;
     const base = { kind: "text" as const, id: post.id, parentId: "", userId: post.user_id, postedAs: undefined };
-    return { ...base, text: post.message, event: Events.joinLeave, edited: false };
+    return { ...base, text: post.message, event: Events.joinLeave, edited: false, files: [] };
   }
   if (type !== "" && type !== "me") return IGNORE;
-  const files = (post.file_ids ?? []).map((id) => options.fileUrl(id));
+  const edited = change === "edited";
+  const files = edited ? [] : (post.file_ids ?? []).map((id) => fileOf(post, id));
   const { text, action } = type === "me" ? { text: post.message, action: true } : asAction(post.message);
-  const body = [text, ...files].filter((part) => part !== "").join("\n");
-  if (body.trim() === "") return IGNORE;
+  if (text.trim() === "" && files.length === 0) return IGNORE;
   const override = post.props?.override_username;
   return {
     kind: "text",
     id: post.id,
     parentId: post.root_id ?? "",
-    text: body,
+    text,
     event: action ? Events.userAction : "",
     userId: post.user_id,
     postedAs: typeof override === "string" && override !== "" ? override : undefined,
-    edited: change === "edited",
+    edited,
+    files,
   };
+}
+
+/** A file id of the post, named and sized by its metadata when the server gave it. */
+function fileOf(post: MattermostPost, id: string): MattermostFile {
+  const info = post.files?.find((file) => file.id === id);
+  return { id, name: info?.name || "file", size: info?.size ?? 0 };
 }

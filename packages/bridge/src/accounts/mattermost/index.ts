@@ -23,5 +23,6 @@ export const mattermostProtocol = defineProtocol({
     }
     return problems;
   },
+  capabilities: { uploads: true },
   create: (account, context) => new MattermostConnection(account, context),
 });

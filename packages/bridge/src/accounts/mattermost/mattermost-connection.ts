@@ -3,6 +3,8 @@
 // finds the Team and opens the WebSocket; join() finds each channel (joining it when the account is not in it yet).
 // A lost WebSocket is a reported disconnect; the core reconnects with backoff, and each channel then reads back the
 // posts made, edited or deleted meanwhile (GET /channels/{id}/posts?since=), so nothing said while away is lost.
+// Files: a post's files arrive as Extra.file entries fetched from /api/v4/files/{id} with the session (fileRequest);
+// uploads go to POST /api/v4/files first, then the post carries their file_ids (at most 10 per post).
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
@@ -13,12 +15,15 @@ import {
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import { type FileInfo, fileInfo } from "../../core/files/file-info.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
+import { isFileRefusalStatus, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { MattermostApi } from "./api.ts";
 import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
-import { type Change, interpret, type MattermostPost } from "./inbound.ts";
+import { type Change, interpret, type MattermostFile, type MattermostPost } from "./inbound.ts";
 import type { MATTERMOST_KEYS } from "./keys.ts";
 import { outboundText, postProps } from "./outbound.ts";
 import { postOfEvent, readPost } from "./post-shape.ts";
@@ -30,6 +35,14 @@ const CHANGES: Record<string, Change> = { posted: "posted", post_edited: "edited
 /** Post versions remembered so a post seen both live and when reading back is relayed once. */
 const SEEN_KEPT = 2000;
 const USERS_KEPT = 5000;
+/** Mattermost attaches at most this many files to one post. */
+const FILES_PER_POST = 10;
+
+/** A delivery's files once uploaded: their ids, and the lines of those the server refused. */
+interface Attached {
+  fileIds: string[];
+  lines: string[];
+}
 
 interface UserNames {
   username: string;
@@ -58,6 +71,8 @@ export class MattermostConnection implements Connection {
   readonly #lastSeen = new Map<string, number>();
   readonly #seen = new Set<string>();
   readonly #users = new Map<string, UserNames>();
+  /** Per delivery with files: what was uploaded, so a retried post does not upload them again. */
+  readonly #attached = new WeakMap<Delivery, Attached>();
   #inbound: Promise<void> = Promise.resolve();
   readonly #malformed: MalformedEvents;
   /** The posts this account made, to know their echoes by id. */
@@ -169,23 +184,70 @@ export class MattermostConnection implements Connection {
     }
     if (message.event === Events.userTyping || message.event === Events.fileDelete) return "";
     const text = outboundText(delivery, this.#settings);
-    if (text.trim() === "") return "";
+    const uploads = delivery.uploads ?? [];
+    if (text.trim() === "" && uploads.length === 0) return "";
     if (message.id !== "") {
       await api.patchPost(message.id, text);
       return message.id;
     }
     const root = await this.#threadRoot(api, message.parent_id);
-    const post = await this.#own.track(
-      channelId,
+    const attached = uploads.length === 0 ? { fileIds: [], lines: [] } : await this.#attach(api, channelId, delivery);
+    const body = [text, ...attached.lines].filter((part) => part.trim() !== "").join("\n");
+    // The text with the first files; more than a post takes go in posts of their own, in the same thread.
+    const [first = [], ...rest] = chunks(attached.fileIds, FILES_PER_POST);
+    const id = await this.#post(api, delivery, {
+      channel_id: channelId,
+      message: body,
+      root_id: root,
+      file_ids: first,
+    });
+    for (const fileIds of rest) {
+      await this.#context.pace();
+      await this.#post(api, delivery, { channel_id: channelId, message: "", root_id: root, file_ids: fileIds });
+    }
+    return id;
+  }
+
+  async #post(
+    api: MattermostApi,
+    delivery: Delivery,
+    post: { channel_id: string; message: string; root_id: string; file_ids: string[] },
+  ): Promise<string> {
+    const created = await this.#own.track(
+      post.channel_id,
       api.createPost({
-        channel_id: channelId,
-        message: text,
-        root_id: root,
+        ...post,
+        ...(post.file_ids.length === 0 ? { file_ids: undefined } : {}),
         props: postProps(delivery, this.#settings),
       }),
-      (created) => (typeof created?.id === "string" ? created.id : ""),
+      (answer) => (typeof answer?.id === "string" ? answer.id : ""),
     );
-    return post.id;
+    return created.id;
+  }
+
+  /** Uploads the delivery's files not uploaded yet; a file the server refuses becomes its link line. */
+  async #attach(api: MattermostApi, channelId: string, delivery: Delivery): Promise<Attached> {
+    const attached = this.#attached.get(delivery) ?? { fileIds: [], lines: [] };
+    this.#attached.set(delivery, attached);
+    const uploads = delivery.uploads ?? [];
+    const done = attached.fileIds.length + attached.lines.length;
+    for (const file of uploads.slice(done)) {
+      const info = await uploadUnlessRefused(
+        file,
+        async () => api.uploadFile(channelId, file.name, await file.blob()),
+        refusal,
+        this.#logger,
+      );
+      if (info !== undefined) attached.fileIds.push(info.id);
+      else attached.lines.push(refusedFileLine(file));
+    }
+    return attached;
+  }
+
+  /** A file of a post: /api/v4/files/{id} with the session token. */
+  fileRequest(file: FileInfo): FileRequest | undefined {
+    if (this.#api === undefined || !/^[a-z0-9]+$/.test(file.NativeID)) return undefined;
+    return this.#api.fileDownload(file.NativeID);
   }
 
   /** Mattermost threads have one root: a reply to a reply goes to that reply's root. */
@@ -267,7 +329,6 @@ export class MattermostConnection implements Connection {
     this.#lastSeen.set(post.channel_id, Math.max(this.#lastSeen.get(post.channel_id) ?? 0, post.update_at ?? 0));
     const inbound = interpret(post, change, this.#userId, {
       editDisable: this.#settings.EditDisable,
-      fileUrl: (id) => `${this.#baseUrl}/api/v4/files/${id}`,
       postedByUs: (id) => this.#own.has(id),
     });
     if (inbound.kind === "ignore") return;
@@ -286,8 +347,19 @@ export class MattermostConnection implements Connection {
         id: inbound.id,
         parent_id: inbound.parentId,
         event: inbound.event,
+        Extra: inbound.files.length === 0 ? null : { file: inbound.files.map((file) => this.#fileEntry(file)) },
       }),
     );
+  }
+
+  /** A post's file as an Extra.file entry: its API link (opens for people logged in to the server). */
+  #fileEntry(file: MattermostFile) {
+    return fileInfo({
+      Name: file.name,
+      URL: `${this.#baseUrl}/api/v4/files/${file.id}`,
+      Size: file.size,
+      NativeID: file.id,
+    });
   }
 
   async #nameOf(userId: string): Promise<string> {
@@ -322,4 +394,15 @@ function describe(error: unknown, doing: string): Error {
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
   const hint = /certificate/i.test(cause) ? "; for a self-signed server set SkipTLSVerify = true" : "";
   return new Error(`${doing}: ${reason}${cause}${hint}`);
+}
+
+/** Why the server refused a file (a 4xx for the file itself), or undefined for any other failure. */
+function refusal(error: unknown): string | undefined {
+  return isApiError(error) && isFileRefusalStatus(error.status) ? error.message : undefined;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let at = 0; at < items.length; at += size) result.push(items.slice(at, at + size));
+  return result;
 }

@@ -22,6 +22,12 @@ export function readPost(value: unknown): MattermostPost | string {
   if (props !== undefined) post.props = props;
   const files = listOf(raw.file_ids, stringOf);
   if (files !== undefined) post.file_ids = files;
+  const infos = listOf(objectOf(raw.metadata)?.files, (entry) => {
+    const info = objectOf(entry);
+    const id = stringOf(info?.id);
+    return id === undefined ? undefined : { id, name: stringOf(info?.name) ?? "", size: integerOf(info?.size) ?? 0 };
+  });
+  if (infos !== undefined) post.files = infos;
   for (const key of ["create_at", "update_at", "edit_at", "delete_at"] as const) {
     const time = integerOf(raw[key]);
     if (time !== undefined) post[key] = time;

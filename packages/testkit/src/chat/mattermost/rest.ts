@@ -1,6 +1,7 @@
 // The API v4 routes the bridge uses (api.mattermost.com), answering as Mattermost does: JSON with Content-Type
 // exactly "application/json" (Client4 parses nothing else), errors as {id, message, detailed_error, request_id,
 // status_code}, a session token in the `Token` header of a login, and `Authorization: Bearer <token>` on the rest.
+import { isUploadedFile } from "../telegram/files.ts";
 import type { MattermostWorld, PostObject } from "./world.ts";
 import { publicUser } from "./world.ts";
 
@@ -14,6 +15,7 @@ export interface RestRequest {
 
 export interface RestAnswer {
   status: number;
+  /** JSON, plain text (a string), or a file's bytes (a Buffer). */
   body: unknown;
   headers?: Record<string, string>;
 }
@@ -43,7 +45,12 @@ export function apiError(status: number, id: string, message: string): RestAnswe
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
-export function restRoutes(world: MattermostWorld, effects: RestEffects): Route[] {
+export interface RestLimits {
+  /** The server's MaxFileSize: a larger upload is refused with 413. */
+  maxFileBytes: number;
+}
+
+export function restRoutes(world: MattermostWorld, effects: RestEffects, limits: RestLimits): Route[] {
   const route = (method: string, path: string, handler: Handler, auth = true): Route => ({
     method,
     pattern: new RegExp(`^/api/v4${path.replace(/:\w+/g, "([a-z0-9_-]+)")}$`),
@@ -120,8 +127,17 @@ export function restRoutes(world: MattermostWorld, effects: RestEffects): Route[
         return apiError(400, "api.post.create_post.root_id.app_error", "Invalid RootId parameter.");
       }
       const props = request.body.props && typeof request.body.props === "object" ? request.body.props : {};
+      const fileIds = Array.isArray(request.body.file_ids) ? request.body.file_ids.map(text) : [];
+      const files = fileIds.map((id) => world.files.get(id));
+      if (files.some((file) => !file || file.info.user_id !== me || file.info.post_id !== "")) {
+        return apiError(400, "api.post.create_post.file_ids.app_error", "Invalid file_ids parameter.");
+      }
+      if (message.trim() === "" && fileIds.length === 0) {
+        return apiError(400, "api.post.create_post.message.app_error", "Invalid Message property for post.");
+      }
       const channel = world.channels.get(channelId)!;
       const post = world.newPost(channel, me, { message, root_id: rootId, props: props as Record<string, unknown> });
+      world.attachFiles(post, fileIds);
       effects.posted(post);
       return { status: 201, body: post };
     }),
@@ -164,6 +180,32 @@ export function restRoutes(world: MattermostWorld, effects: RestEffects): Route[
           prev_post_id: "",
         },
       };
+    }),
+    route("POST", "/files", (request, _params, me) => {
+      const channelId = text(request.body.channel_id) || (request.query.get("channel_id") ?? "");
+      if (!world.channels.has(channelId)) return notFound("channel.get");
+      if (!canSee(channelId, me)) return forbidden();
+      const parts = Object.values(request.body).filter(isUploadedFile);
+      if (parts.length === 0) {
+        return apiError(400, "api.file.upload_file.incorrect_number_of_files.app_error", "Unable to upload files.");
+      }
+      if (parts.some((part) => part.data.length > limits.maxFileBytes)) {
+        return apiError(
+          413,
+          "api.file.upload_file.too_large_detailed.app_error",
+          "Unable to upload file. File is too large.",
+        );
+      }
+      const infos = parts.map((part) =>
+        world.files.add(world.newId(), { name: part.name, data: part.data, userId: me, channelId, at: world.now() }),
+      );
+      return { status: 201, body: { file_infos: infos, client_ids: [] } };
+    }),
+    route("GET", "/files/:id", (_request, [id], me) => {
+      const file = world.files.get(id!);
+      if (!file) return notFound("file_info.get");
+      if (!canSee(file.info.channel_id, me)) return forbidden();
+      return { status: 200, body: file.data, headers: { "Content-Type": file.info.mime_type } };
     }),
     route("GET", "/system/ping", () => ({ status: 200, body: { status: "OK" } }), false),
   ];

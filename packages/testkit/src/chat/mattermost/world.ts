@@ -1,6 +1,7 @@
 // The state of one simulated Mattermost server: users with passwords and sessions, a team, channels with members and
 // posts, in the object shapes API v4 returns (api.mattermost.com: User, Team, Channel, Post). Ids are 26 lowercase
 // letters and digits, as Mattermost's are; times are milliseconds.
+import { MattermostFiles } from "./files.ts";
 
 export interface UserObject {
   id: string;
@@ -49,6 +50,7 @@ export interface ChannelState {
 const ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 export class MattermostWorld {
+  readonly files = new MattermostFiles();
   readonly users = new Map<string, UserObject>();
   readonly passwords = new Map<string, string>();
   /** Session or personal access token -> user id. */
@@ -155,6 +157,19 @@ export class MattermostWorld {
     };
     channel.posts.push(post);
     return post;
+  }
+
+  /** Files uploaded for a post become part of it (metadata.files), and can be attached to no other. */
+  attachFiles(post: PostObject, fileIds: readonly string[]): void {
+    const infos = fileIds.flatMap((id) => {
+      const file = this.files.get(id);
+      if (file === undefined) return [];
+      file.info.post_id = post.id;
+      return [file.info];
+    });
+    if (infos.length === 0) return;
+    post.file_ids = [...fileIds];
+    post.metadata = { ...post.metadata, files: structuredClone(infos) };
   }
 
   channelObject(channel: ChannelState): Record<string, unknown> {
