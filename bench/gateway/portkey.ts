@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const PORTKEY_VERSION = "1.15.2";
+const PORTKEY_VERSION = "1.15.2";
 
 export interface PortkeyInstall {
   /** The stock bundle. */

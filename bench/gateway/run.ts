@@ -108,7 +108,7 @@ export async function probe(
 }
 
 /** Busy clock ticks (1/100 s) of the whole machine: every CPU's user, nice, system, irq, softirq and steal time. */
-export function machineBusyTicks(): number {
+function machineBusyTicks(): number {
   try {
     const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
     const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;

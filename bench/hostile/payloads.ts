@@ -12,7 +12,7 @@ export interface HostileCase {
 }
 
 /** The gateway's default body_limit_bytes and the bridge's default BodyLimit. */
-export const BODY_LIMITS: Record<Service, number> = { gateway: 10 * 1024 * 1024, bridge: 1024 * 1024 };
+const BODY_LIMITS: Record<Service, number> = { gateway: 10 * 1024 * 1024, bridge: 1024 * 1024 };
 
 /** Repeats `unit` so that prefix + units + suffix stays within `budget` bytes. */
 export function fill(prefix: string, unit: string, suffix: string, budget: number): string {

@@ -33,7 +33,7 @@ export function longest(values: readonly number[]): number {
   return values.length === 0 ? Number.NaN : Math.max(...values);
 }
 
-export function ratio(value: number, baseline: number): string {
+function ratio(value: number, baseline: number): string {
   if (!Number.isFinite(value) || !Number.isFinite(baseline) || baseline <= 0) return "–";
   return `${(value / baseline).toFixed(1)}×`;
 }

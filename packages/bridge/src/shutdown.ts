@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 
 /** The steps of a stop, as Bridge implements them. */
-export interface StoppableBridge {
+interface StoppableBridge {
   stopAccepting(retryAfterSeconds: number): void;
   drain(): Promise<void>;
   stop(): Promise<void>;

@@ -4,7 +4,7 @@
 let anchorNs = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
 
 /** Nanoseconds since the Unix epoch, monotonic between re-anchors. */
-export function nowNs(): bigint {
+function nowNs(): bigint {
   let ns = anchorNs + process.hrtime.bigint();
   // Re-anchor when the wall clock moved (NTP step, suspend): the two clocks must not drift apart for long.
   const wallMs = Date.now();

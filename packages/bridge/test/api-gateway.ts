@@ -6,7 +6,7 @@ import { type BridgeProcess, type BridgeProcessOptions, startBridgeProcess } fro
 import { openStream, type StreamClient } from "./helpers.ts";
 
 /** A channel of the platform account on the gateway, with its gateway options (`Topic = "relay"`) when it has any. */
-export type GatewayChannel = string | { channel: string; options: Record<string, string> };
+type GatewayChannel = string | { channel: string; options: Record<string, string> };
 
 export interface ApiGateway {
   /** The platform account's id, e.g. `zulip.zu`. */

@@ -17,7 +17,7 @@ export interface BridgeProcess {
 }
 
 /** The accounts' addresses from the child's output (the lines come before "bridge started"). */
-export function listeningUrls(output: string): Map<string, string> {
+function listeningUrls(output: string): Map<string, string> {
   const urls = new Map<string, string>();
   for (const match of output.matchAll(LISTENING)) urls.set(match[1] ?? "", match[2] ?? "");
   return urls;

@@ -15,9 +15,9 @@ import { emptyMessage } from "../src/message.ts";
 import { FakeClock, settle } from "./fake-clock.ts";
 
 /** What a scripted connect does: succeed, or throw this error. */
-export type Outcome = "ok" | Error;
+type Outcome = "ok" | Error;
 
-export class FakeConnection implements Connection {
+class FakeConnection implements Connection {
   /** connect / join <channel> / disconnect, in order. */
   readonly calls: string[] = [];
   readonly sent: Delivery[] = [];

@@ -5,7 +5,7 @@ import { type RunningBridge, readMessages, startBridge, suiteTeardown, type Tear
 
 export const TOKEN = "s3cret-Token_value";
 
-export const FOUR_ACCOUNTS = `
+const FOUR_ACCOUNTS = `
 [api.a]
 BindAddress = "127.0.0.1:0"
 Buffer = 100

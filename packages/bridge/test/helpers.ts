@@ -109,7 +109,7 @@ export async function readMessages(base: string, headers: Record<string, string>
 }
 
 /** Collects messages pushed to a client (stream or websocket) and waits for them with bounded timeouts. */
-export class Inbox {
+class Inbox {
   readonly items: Message[] = [];
   readonly raw: string[] = [];
 

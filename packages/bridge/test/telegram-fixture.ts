@@ -17,7 +17,7 @@ import { emptyMessage, type Message } from "../src/message.ts";
 import { openStream, type RunningBridge, type StreamClient, startBridge, type Teardown } from "./helpers.ts";
 
 /** An account whose "platform" is the test: `say` hands a message (with an id) to the core; deliveries are kept. */
-export class ScriptedConnection implements Connection {
+class ScriptedConnection implements Connection {
   readonly delivered: Delivery[] = [];
   #count = 0;
   constructor(readonly context: ConnectionContext) {}

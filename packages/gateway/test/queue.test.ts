@@ -65,7 +65,7 @@ describe("the priority queue, through HTTP", () => {
     const slots = 10;
     const serviceMs = 150;
     const gateway = await startTestGateway(
-      backendToml("box", box.url, "vllm", `max_concurrent = ${slots}`) + "[queue]\nmax_size = 100\n",
+      `${backendToml("box", box.url, "vllm", `max_concurrent = ${slots}`)}[queue]\nmax_size = 100\n`,
       closers,
     );
     box.setFault({ kind: "delay", ms: serviceMs, scope: "inference" });
@@ -119,7 +119,7 @@ describe("the priority queue, through HTTP", () => {
   it("queue full → 503 at once; expiry → 503 with Retry-After and an eta from observed service times", async () => {
     const box = await fake(["m"]);
     const gateway = await startTestGateway(
-      backendToml("box", box.url, "vllm", "max_concurrent = 1") + "[queue]\nmax_size = 1\nmax_wait_seconds = 0.5\n",
+      `${backendToml("box", box.url, "vllm", "max_concurrent = 1")}[queue]\nmax_size = 1\nmax_wait_seconds = 0.5\n`,
       closers,
     );
     const chat = (text: string) => postJson(`${gateway.url}/v1/chat/completions`, say("m", text));
@@ -151,7 +151,7 @@ describe("the priority queue, through HTTP", () => {
   it("a client that disconnects while queued leaves the queue at once and frees its place", async () => {
     const box = await fake(["m"]);
     const gateway = await startTestGateway(
-      backendToml("box", box.url, "vllm", "max_concurrent = 1") + "[queue]\nmax_size = 1\n",
+      `${backendToml("box", box.url, "vllm", "max_concurrent = 1")}[queue]\nmax_size = 1\n`,
       closers,
     );
     box.setFault({ kind: "stall", scope: "inference" });

@@ -4,7 +4,7 @@
 import type { ConnectionContext } from "../core/connection.ts";
 import { Events, emptyMessage, type Message } from "../message.ts";
 
-export interface InboundText {
+interface InboundText {
   kind: "text";
   id: string;
   parentId: string;

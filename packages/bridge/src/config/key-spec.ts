@@ -8,7 +8,7 @@
  */
 export type KeyKind = "string" | "integer" | "boolean" | "strings" | "pairs";
 
-export interface KindValues {
+interface KindValues {
   string: string;
   integer: number;
   boolean: boolean;

@@ -10,7 +10,7 @@ import type { BridgeConfig } from "./types.ts";
 import { validateConfig } from "./validate.ts";
 
 /** Parses TOML text; a syntax error becomes one line naming the file, line and column. */
-export function parseToml(text: string, path: string): Table {
+function parseToml(text: string, path: string): Table {
   try {
     return lowerKeys(parse(text)) as Table;
   } catch (error) {

@@ -2,7 +2,7 @@ import type { CoreSettings, GeneralOnlySettings } from "./core-keys.ts";
 import type { AccountConfig } from "./descriptor.ts";
 import type { Direction } from "./direction.ts";
 
-export type { AccountConfig, AccountSettings } from "./descriptor.ts";
+export type { AccountConfig } from "./descriptor.ts";
 export type { Direction };
 
 /** [general]: the core keys set there (defaults of every account) and the process-wide keys, with their defaults. */

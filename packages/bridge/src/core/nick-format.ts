@@ -1,17 +1,8 @@
 // RemoteNickFormat: the template is split once at start-up; formatting is a concatenation, so placeholders that
 // appear inside a user's nick are never expanded (Matterbridge expands them: issue #336).
 
-export const PLACEHOLDERS = [
-  "NICK",
-  "NOPINGNICK",
-  "PROTOCOL",
-  "BRIDGE",
-  "GATEWAY",
-  "LABEL",
-  "CHANNEL",
-  "USERID",
-] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
+const PLACEHOLDERS = ["NICK", "NOPINGNICK", "PROTOCOL", "BRIDGE", "GATEWAY", "LABEL", "CHANNEL", "USERID"] as const;
+type Placeholder = (typeof PLACEHOLDERS)[number];
 export type NickValues = Record<Placeholder, string>;
 
 /** Literal text and placeholders in template order. */
@@ -32,7 +23,7 @@ export function compileNickFormat(template: string): NickFormat {
 }
 
 /** The nick with a zero-width space after its first character, so it does not ping the user. */
-export function noPingNick(nick: string): string {
+function noPingNick(nick: string): string {
   const first = nick.codePointAt(0);
   if (first === undefined) return nick;
   const width = first > 0xffff ? 2 : 1;

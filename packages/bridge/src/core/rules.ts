@@ -3,7 +3,7 @@ import type { CoreSettings } from "../config/core-keys.ts";
 import { compileGoRegex, goReplacement, splitPatterns } from "../regex.ts";
 import { compileNickFormat, type NickFormat } from "./nick-format.ts";
 
-export interface Replacement {
+interface Replacement {
   pattern: RegExp;
   replacement: string;
 }

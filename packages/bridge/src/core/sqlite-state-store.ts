@@ -10,7 +10,7 @@ import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, Unr
 const SCHEMA_VERSION = 1;
 
 /** Id-map entries older than this are forgotten (an edit of a message older than that becomes a new message). */
-export const ID_MAP_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+const ID_MAP_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** The id map is pruned (age and count) once per this many new entries, and at start-up. */
 const PRUNE_EVERY = 500;
 

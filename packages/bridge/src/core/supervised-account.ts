@@ -23,7 +23,7 @@ export interface CoreTuning {
   queue: Omit<QueuePolicy, "capacity">;
 }
 
-export const DEFAULT_TUNING: CoreTuning = {
+const DEFAULT_TUNING: CoreTuning = {
   clock: systemClock,
   random: Math.random,
   connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,

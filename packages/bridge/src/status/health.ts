@@ -3,9 +3,9 @@
 // status code alone sees that the bridge is not relaying everything.
 import type { AccountView } from "./account-view.ts";
 
-export type AccountState = "connecting" | "connected" | "reconnecting" | "failed" | "stopped";
+type AccountState = "connecting" | "connected" | "reconnecting" | "failed" | "stopped";
 
-export interface AccountHealth {
+interface AccountHealth {
   account: string;
   protocol: string;
   state: AccountState;

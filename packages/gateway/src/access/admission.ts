@@ -76,10 +76,7 @@ export class Limits {
 }
 
 /** OpenAI's x-ratelimit-* headers for the buckets the key has. */
-export function rateLimitHeaders(
-  requests: BucketView | undefined,
-  tokens: BucketView | undefined,
-): Record<string, string> {
+function rateLimitHeaders(requests: BucketView | undefined, tokens: BucketView | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (requests) {
     headers["x-ratelimit-limit-requests"] = String(requests.limit);
@@ -95,7 +92,7 @@ export function rateLimitHeaders(
 }
 
 /** A duration as OpenAI writes it (Go's format): "250ms", "6s", "1m30s", "1.5s". */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const rounded = Math.max(0, Math.ceil(ms));
   if (rounded < 1000) return `${rounded}ms`;
   const minutes = Math.floor(rounded / 60_000);

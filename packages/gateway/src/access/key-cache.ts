@@ -1,7 +1,7 @@
 import type { StoredKey } from "../state/types.ts";
 
 /** A verified key is trusted without asking the store again for this long: revocation reaches every replica within it. */
-export const FRESH_MS = 500;
+const FRESH_MS = 500;
 /** While the store is down, keys verified within this long still work (fail open for keys this replica has seen). */
 const REMEMBERED_MS = 24 * 3_600_000;
 const MAX_ENTRIES = 10_000;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 
 /** Every key starts so, which makes a leaked one easy to recognise (and to scan for). */
-export const KEY_PREFIX = "sk-sb-";
+const KEY_PREFIX = "sk-sb-";
 
 /** A new secret: 192 random bits, base64url. Shown once; only its hash is kept. */
 export function newSecret(): string {

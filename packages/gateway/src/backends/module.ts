@@ -18,7 +18,7 @@ export interface BackendContext {
   tokens: TokenCounter;
 }
 
-export interface TokenCounter {
+interface TokenCounter {
   /** The prompt tokens of a chat body. */
   prompt(body: ChatBody): Promise<number>;
   text(text: string): Promise<number>;

@@ -29,8 +29,6 @@ export function openAiUsage(usage: TokenUsage): Record<string, unknown> {
   };
 }
 
-export const NO_USAGE: TokenUsage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
-
 /**
  * The most tokens one call can plausibly use of each kind: well above any context window (a few million tokens), far
  * below what makes a price overflow. Usage comes from the backend's answer and is untrusted input.

@@ -5,7 +5,7 @@ import type { z } from "zod";
 type Path = readonly PropertyKey[];
 
 /** `backends[1].type` from zod's path array. */
-export function formatPath(path: Path): string {
+function formatPath(path: Path): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
@@ -25,7 +25,7 @@ interface SchemaNode {
 }
 
 /** The keys allowed at `path` in `schema` (for "did you mean" on unknown keys). */
-export function allowedKeys(schema: unknown, path: Path): string[] {
+function allowedKeys(schema: unknown, path: Path): string[] {
   let node = schema as SchemaNode | undefined;
   const unwrap = () => {
     while (node) {
@@ -46,7 +46,7 @@ export function allowedKeys(schema: unknown, path: Path): string[] {
 }
 
 /** What kind of TOML value this is, never the value itself (a misplaced key must not be echoed). */
-export function kindOf(value: unknown): string {
+function kindOf(value: unknown): string {
   if (typeof value === "string") return "a string";
   if (typeof value === "number") {
     if (Number.isNaN(value)) return "nan (not a number)";
@@ -69,7 +69,7 @@ function describeNumber(value: unknown): string {
 }
 
 /** A URL with any credentials and query (where keys live) masked. */
-export function maskUrl(text: string): string {
+function maskUrl(text: string): string {
   return text.replace(/\/\/[^/@\s]*@/, "//***@").replace(/\?.*$/, "?***");
 }
 

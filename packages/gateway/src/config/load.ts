@@ -17,7 +17,7 @@ import type {
 } from "./types.ts";
 
 /** The file `serve` reads when neither -c nor NEXUS_CONFIG names one (relative to the working directory). */
-export const DEFAULT_FILE = "gateway.toml";
+const DEFAULT_FILE = "gateway.toml";
 
 export interface LoadOptions {
   /** Path given on the command line (-c); wins over NEXUS_CONFIG. */

@@ -4,13 +4,13 @@ import type { BackendTypeSpec } from "./backend-type.ts";
 /** Backend types are handed in by the backends' registry: each declares its type, kind and extra keys. */
 export type BackendType = string;
 
-export const CAPABILITIES = ["completion", "vision", "tools", "json", "embeddings"] as const;
+const CAPABILITIES = ["completion", "vision", "tools", "json", "embeddings"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
-export const STRATEGIES = ["smart", "round_robin", "priority_only", "random"] as const;
+const STRATEGIES = ["smart", "round_robin", "priority_only", "random"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
-export const ZONES = ["restricted", "open"] as const;
+const ZONES = ["restricted", "open"] as const;
 export type Zone = (typeof ZONES)[number];
 
 const lowerCase = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : value);
@@ -243,17 +243,13 @@ export const INACTIVE_KEYS = {
 } as const;
 
 export type RawConfig = z.output<ReturnType<typeof buildSchema>>;
-export type BackendConfig = z.output<ReturnType<typeof backendSchema>>;
 export type StaticModelConfig = z.output<typeof staticModel>;
 export type PolicyConfig = z.output<typeof policy>;
 export type ServerConfig = z.output<typeof server>;
 export type HealthCheckConfig = z.output<typeof healthCheck>;
 export type RoutingConfig = z.output<typeof routing>;
-export type BudgetConfig = z.output<typeof budget>;
 export type QueueConfig = z.output<typeof queue>;
 export type TracingConfig = z.output<typeof tracing>;
-export type AuthConfig = z.output<typeof auth>;
-export type StateConfig = z.output<typeof state>;
 export type FleetConfig = z.output<typeof fleet>;
 export type LifecycleConfig = z.output<typeof lifecycle>;
 export type DiscoveryConfig = z.output<typeof discovery>;

@@ -98,7 +98,7 @@ export interface GatewayConfig {
   inactiveSections: string[];
 }
 
-export type { BackendType, Capability, StaticModelConfig, Zone };
+export type { Capability, StaticModelConfig, Zone };
 
 /** USD per million tokens. Cache prices default to the input price when a provider has none. */
 export interface ModelPrice {

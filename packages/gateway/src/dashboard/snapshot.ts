@@ -20,10 +20,10 @@ export interface DashboardSources {
 }
 
 /** Requests in the snapshot's log; the page keeps at most this many rows too. */
-export const SNAPSHOT_REQUESTS = 100;
+const SNAPSHOT_REQUESTS = 100;
 
 /** One backend as a card: live state only, never credentials or query strings. */
-export function backendCard(state: Registry["backends"][number]): Record<string, unknown> {
+function backendCard(state: Registry["backends"][number]): Record<string, unknown> {
   const { settings } = state;
   return {
     name: state.name,

@@ -10,8 +10,6 @@ export interface QueueSettings {
   maxWaitSeconds: number;
 }
 
-export const DEFAULT_QUEUE: QueueSettings = { enabled: true, maxSize: 100, maxWaitSeconds: 30 };
-
 /** What the queued request is, for its events. */
 interface QueuedRequest {
   requestId: string;

@@ -2,7 +2,7 @@ import type { EventBus } from "../telemetry/events.ts";
 
 const HOUR_MS = 3_600_000;
 /** Hours of demand kept per model: two weeks, for a week-over-week trend. */
-export const KEPT_HOURS = 14 * 24;
+const KEPT_HOURS = 14 * 24;
 
 /** Requests per model per UTC hour, newest last: what fleet recommendations are computed from. */
 export interface DemandView {

@@ -26,11 +26,6 @@ export function mayUseModel(request: IncomingMessage): (model: string) => boolea
   return (model) => set.has(model);
 }
 
-/** Who made a request (after the auth hook); undefined when auth is off or the route is open. */
-export function principalOf(request: IncomingMessage): Principal | undefined {
-  return PRINCIPALS.get(request);
-}
-
 /**
  * Authentication and per-key limits as two hooks, so that every route — those registered later included — passes
  * through them: onRequest checks the key against the route's access, preHandler (once the body is read) applies the

@@ -19,7 +19,7 @@ export function answerFrameworkError(
 }
 
 /** What Node's HTTP parser refused, as the status and error the client sees. */
-export function describeClientError(code: string | undefined): ApiError {
+function describeClientError(code: string | undefined): ApiError {
   switch (code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new ApiError(408, "The request was not received in time", "invalid_request_error", "request_timeout");
@@ -48,7 +48,7 @@ export function describeClientError(code: string | undefined): ApiError {
 }
 
 /** A complete HTTP/1.1 response with the error envelope, closing the connection. */
-export function rawErrorResponse(error: ApiError): string {
+function rawErrorResponse(error: ApiError): string {
   const body = JSON.stringify(error.body());
   return (
     `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode] ?? "Error"}\r\n` +
@@ -64,7 +64,7 @@ export function rawErrorResponse(error: ApiError): string {
 const CLOSE_AFTER_MS = 2_000;
 
 /** Writes `error` on a socket the HTTP server gave up on, then closes it (bounded). */
-export function answerOnSocket(socket: Duplex, error: ApiError): void {
+function answerOnSocket(socket: Duplex, error: ApiError): void {
   // A response already under way on this connection cannot be followed by another one.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {

@@ -33,8 +33,8 @@ function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
 }
 
 /** Bodies at least this large with at most OFFLOAD_MAX_VALUES values are parsed on the worker thread. */
-export const OFFLOAD_MIN_BYTES = 512 * 1024;
-export const OFFLOAD_MAX_VALUES = 10_000;
+const OFFLOAD_MIN_BYTES = 512 * 1024;
+const OFFLOAD_MAX_VALUES = 10_000;
 
 /**
  * Reads a JSON request body: at most `limit` bytes, its shape bounded while it arrives (see JsonShapeScanner), then

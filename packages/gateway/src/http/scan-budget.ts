@@ -5,7 +5,7 @@
  * milliseconds (docs/benchmarks.md, "Figures behind the code"). Past the budget, a request is paused and resumed on
  * the next turn, so one turn does about this much, or one growth step, never several.
  */
-export const BYTES_PER_TURN = 1024 * 1024;
+const BYTES_PER_TURN = 1024 * 1024;
 
 let spent = 0;
 const waiting: (() => void)[] = [];

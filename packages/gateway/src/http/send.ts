@@ -26,7 +26,7 @@ export function sendError(
 }
 
 /** Writes an ApiError on a raw (hijacked) response. */
-export function sendRawError(
+function sendRawError(
   res: ServerResponse,
   error: ApiError,
   requestId: string,

@@ -3,7 +3,7 @@ import { type ApiError, invalidRequest } from "../request/errors.ts";
 import { isText, LongText } from "../request/long-text.ts";
 
 /** OpenAI accepts 4 stop sequences; backends match every one against every token, so a long list costs them. */
-export const MAX_STOP_SEQUENCES = 16;
+const MAX_STOP_SEQUENCES = 16;
 
 const ROLES = new Set(["system", "user", "assistant", "tool", "developer", "function"]);
 

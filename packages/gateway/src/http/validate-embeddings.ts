@@ -2,7 +2,7 @@ import type { EmbeddingsInput } from "../request/embeddings.ts";
 import { type ApiError, invalidRequest } from "../request/errors.ts";
 import { isText } from "../request/long-text.ts";
 
-export const MAX_EMBEDDING_INPUTS = 2048;
+const MAX_EMBEDDING_INPUTS = 2048;
 
 /** Validates an embeddings request: model, input (string or 1..2048 strings, none empty), encoding_format. */
 export function validateEmbeddings(body: unknown): ApiError | EmbeddingsInput {

@@ -81,11 +81,3 @@ export class PriceTable {
     );
   }
 }
-
-/** The prices before configuration (tests, and backends configured without a gateway). */
-export const DEFAULT_PRICE_TABLE = new PriceTable();
-
-/** Kept for callers that have no configuration at hand: the default table's estimate. */
-export function estimateCost(model: string, promptTokens: number, maxTokens: number | undefined): number | undefined {
-  return DEFAULT_PRICE_TABLE.estimate(model, promptTokens, maxTokens);
-}

@@ -3,9 +3,9 @@
 import type { LongText } from "./long-text.ts";
 
 /** A string of the client's body; a LongText when it stayed in the parse worker. */
-export type Text = string | LongText;
+type Text = string | LongText;
 
-export type ChatRole = "system" | "user" | "assistant" | "tool" | "developer" | "function";
+type ChatRole = "system" | "user" | "assistant" | "tool" | "developer" | "function";
 
 /** One content part: its `type` is checked; the rest is the provider's (`text`, `image_url`, `input_audio`...). */
 export interface ContentPart {

@@ -6,7 +6,7 @@ interface CompiledPolicy extends PolicyRequirement {
 }
 
 /** `*` matches any run of characters, `?` one character; everything else is literal. */
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let source = "";
   for (const char of glob) {
     if (char === "*") source += ".*";

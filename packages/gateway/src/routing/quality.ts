@@ -13,7 +13,7 @@ export interface QualitySettings {
   ttftPenaltyThresholdMs: number;
 }
 
-export const DEFAULT_QUALITY: QualitySettings = {
+const DEFAULT_QUALITY: QualitySettings = {
   errorRateThreshold: 0.5,
   minRequests: 3,
   windowSeconds: 60,

@@ -11,7 +11,7 @@ export interface Weights {
  * smart: lower priority number, fewer requests in flight and lower probe latency score higher (0..100); `ttftFactor`
  * (1 = fine, down to 0) scales the score down when the backend's time to first token for the model is slow.
  */
-export function smartScore(candidate: Candidate, weights: Weights, ttftFactor = 1): number {
+function smartScore(candidate: Candidate, weights: Weights, ttftFactor = 1): number {
   const priority = 100 - Math.min(Math.max(candidate.settings.priority, 0), 100);
   const load = 100 - Math.min(candidate.pending, 100);
   const latency = 100 - Math.min((candidate.probeLatencyMs ?? 0) / 10, 100);

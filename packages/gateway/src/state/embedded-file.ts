@@ -14,7 +14,7 @@ export interface EmbeddedState {
 
 const FORMAT_VERSION = 1;
 
-export const emptyState = (): EmbeddedState => ({ keys: [], usage: {}, spend: {}, records: {} });
+const emptyState = (): EmbeddedState => ({ keys: [], usage: {}, spend: {}, records: {} });
 
 /**
  * Reads the state file; an empty state when there is none. A file that cannot be read as one stops start-up: starting

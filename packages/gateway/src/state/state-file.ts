@@ -14,7 +14,7 @@ import {
 import { dirname } from "node:path";
 
 /** Why a state file's path is refused: it must be a regular file, never a link an attacker could point elsewhere. */
-export class UnsafeStateFile extends Error {
+class UnsafeStateFile extends Error {
   readonly code = "EUNSAFE";
 }
 

@@ -4,7 +4,7 @@
 export type BudgetPeriod = "daily" | "monthly" | "total";
 
 /** A key's limits; an absent one does not limit. */
-export interface KeyLimits {
+interface KeyLimits {
   /** Requests per minute. */
   rpm?: number | undefined;
   /** Tokens per minute, counted from the usage of finished requests. */

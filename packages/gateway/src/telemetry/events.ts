@@ -11,7 +11,7 @@ import type { Endpoint, Priority } from "../request/facts.ts";
 export type { Endpoint, Priority };
 
 /** Why an attempt failed before the client got an answer, or broke off after it began. */
-export type AttemptErrorKind = "unreachable" | "timeout" | "http_status" | "broken_stream";
+type AttemptErrorKind = "unreachable" | "timeout" | "http_status" | "broken_stream";
 
 interface RequestScoped {
   requestId: string;
@@ -29,19 +29,19 @@ interface AttemptScoped extends RequestScoped {
   attempt: number;
 }
 
-export interface RequestReceived extends RequestScoped {
+interface RequestReceived extends RequestScoped {
   type: "request_received";
   priority: Priority;
   /** The client's W3C `traceparent` header, if it sent one (the parent of the request's span when tracing). */
   traceparent?: string;
 }
 
-export interface AttemptStarted extends AttemptScoped {
+interface AttemptStarted extends AttemptScoped {
   type: "attempt_started";
 }
 
 /** The backend answered and the answer was relayed (a client-fault 4xx included), or the client left meanwhile. */
-export interface AttemptFinished extends AttemptScoped {
+interface AttemptFinished extends AttemptScoped {
   type: "attempt_finished";
   /** The HTTP status relayed to the client (0 when the client left before it). */
   status: number;
@@ -52,7 +52,7 @@ export interface AttemptFinished extends AttemptScoped {
 }
 
 /** The backend failed the attempt: before the first byte (the request fails over) or mid-stream. */
-export interface AttemptFailed extends AttemptScoped {
+interface AttemptFailed extends AttemptScoped {
   type: "attempt_failed";
   errorKind: AttemptErrorKind;
   /** The backend's status for `http_status` failures. */
@@ -64,7 +64,7 @@ export interface AttemptFailed extends AttemptScoped {
   ttftMs: number | undefined;
 }
 
-export interface RequestQueued extends RequestScoped {
+interface RequestQueued extends RequestScoped {
   type: "queued";
   priority: Priority;
   /** Queue depth including this request. */
@@ -72,7 +72,7 @@ export interface RequestQueued extends RequestScoped {
 }
 
 /** A request left the queue: dispatched to a backend, or given up (expired, client gone, shutdown). */
-export interface RequestDequeued extends RequestScoped {
+interface RequestDequeued extends RequestScoped {
   type: "dequeued";
   priority: Priority;
   outcome: "dispatched" | "expired" | "client_gone" | "shutdown";
@@ -81,13 +81,13 @@ export interface RequestDequeued extends RequestScoped {
 }
 
 /** A request that would have queued was refused at once because the queue was full. */
-export interface QueueRejected extends RequestScoped {
+interface QueueRejected extends RequestScoped {
   type: "queue_rejected";
   priority: Priority;
   depth: number;
 }
 
-export interface BackendHealthChanged {
+interface BackendHealthChanged {
   type: "backend_health";
   backend: string;
   from: string;
@@ -129,7 +129,7 @@ export interface RequestCompleted extends RequestScoped {
 export type BackendSource = "config" | "mdns" | "api";
 
 /** The fleet changed at run time: a backend was added, changed or removed. */
-export interface BackendChanged {
+interface BackendChanged {
   type: "backend_changed";
   change: "added" | "updated" | "removed";
   backend: string;
@@ -137,7 +137,7 @@ export interface BackendChanged {
 }
 
 /** A backend's model list changed (a probe found new models, a load or unload finished). */
-export interface ModelsChanged {
+interface ModelsChanged {
   type: "models_changed";
   backend: string;
   added: readonly string[];
@@ -145,7 +145,7 @@ export interface ModelsChanged {
 }
 
 export type OperationType = "load" | "unload" | "migrate";
-export type OperationStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
+type OperationStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
 
 /** A model lifecycle operation as `GET /v1/models/operations/{id}` shows it. */
 export interface OperationView {
@@ -168,7 +168,7 @@ export interface OperationView {
 }
 
 /** A lifecycle operation started, progressed, completed, failed (a timeout included) or was cancelled. */
-export interface OperationChanged {
+interface OperationChanged {
   type: "operation";
   operation: OperationView;
 }

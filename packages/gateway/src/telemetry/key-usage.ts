@@ -1,7 +1,7 @@
 import type { EventBus } from "./events.ts";
 
 /** Keys tallied one by one; past this many names (a churn of short-lived keys) the rest share one row. */
-export const MAX_KEY_ROWS = 1_000;
+const MAX_KEY_ROWS = 1_000;
 const OTHER_KEYS = "(other keys)";
 
 export interface KeyUsageRow {

@@ -7,7 +7,7 @@ import { FastCounter, FastHistogram } from "./fast-metrics.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
 /** Label value for a model no backend lists: client-chosen names never become label values (bounded cardinality). */
-export const OTHER_MODEL = "other";
+const OTHER_MODEL = "other";
 /** Label value where a request reached no backend. */
 const NO_BACKEND = "none";
 

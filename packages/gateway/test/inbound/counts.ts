@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { http } from "../helpers.ts";
 
 /** The sum of a counter's samples whose labels include every given `name="value"`. */
-export function counterSum(text: string, metric: string, labels: Record<string, string> = {}): number {
+function counterSum(text: string, metric: string, labels: Record<string, string> = {}): number {
   let sum = 0;
   for (const line of text.split("\n")) {
     if (!line.startsWith(`${metric}{`)) continue;

@@ -138,7 +138,7 @@ describe("stream translation", () => {
           sse += chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "" } }] });
           for (const piece of args) sse += chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
         }
-        sse += chunk({}, args.length > 0 ? "tool_calls" : "stop") + "data: [DONE]\n\n";
+        sse += `${chunk({}, args.length > 0 ? "tool_calls" : "stop")}data: [DONE]\n\n`;
         const reader = new ChunkReader(new AnthropicStream(), "m");
         // Written in arbitrary slices, as a network would.
         let out = "";

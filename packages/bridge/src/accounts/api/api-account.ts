@@ -22,7 +22,7 @@ import { WebsocketClients } from "./websocket.ts";
 const MAX_CLIENT_BACKLOG = 16 * 1024 * 1024;
 const DROP_LOG_INTERVAL_MS = 5_000;
 
-export function parseBindAddress(bind: string): { host: string; port: number } {
+function parseBindAddress(bind: string): { host: string; port: number } {
   const colon = bind.lastIndexOf(":");
   let host = bind.slice(0, colon);
   if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);

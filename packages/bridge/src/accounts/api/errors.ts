@@ -20,7 +20,7 @@ export function sendError(reply: FastifyReply, status: number, message: string):
 }
 
 /** The over-limit message names the setting to change and its value. */
-export function bodyTooLargeMessage(accountId: string, limit: number): string {
+function bodyTooLargeMessage(accountId: string, limit: number): string {
   return `body too large: BodyLimit is ${limit} bytes for [${accountId}]; send less, or raise BodyLimit in [${accountId}]`;
 }
 

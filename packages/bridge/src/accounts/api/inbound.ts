@@ -9,7 +9,7 @@ import { jsonShapeProblem } from "./json-shape.ts";
 import { MAX_FIELD_LENGTH } from "./limits.ts";
 
 /** Events a client may post; the rest are internal (get_channel_members crashes Matterbridge) or need ids. */
-export const CLIENT_EVENTS: readonly string[] = [
+const CLIENT_EVENTS: readonly string[] = [
   "",
   Events.userAction,
   Events.joinLeave,
@@ -30,7 +30,7 @@ function bad(message: string): never {
 }
 
 /** Checks the shape of the raw JSON (depth, number of values) before decoding and parsing it. */
-export function parseJson(bytes: Buffer): unknown {
+function parseJson(bytes: Buffer): unknown {
   const problem = jsonShapeProblem(bytes);
   if (problem !== undefined) bad(problem);
   const text = bytes.toString("utf8");

@@ -2,7 +2,7 @@
 import { key } from "../../config/key-spec.ts";
 
 export const DEFAULT_BUFFER = 10;
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export const API_KEYS = {
   BindAddress: key.string({

@@ -10,7 +10,7 @@ export interface NameLookup {
   channel(id: string): string | undefined;
 }
 
-export interface Attachment {
+interface Attachment {
   id: string;
   name: string;
   url: string;
@@ -41,7 +41,7 @@ export function readableContent(content: string, names: NameLookup): string {
 }
 
 /** Matterbridge's embed line: " embed: title - description - url". */
-export function embedText(embed: InboundParts["embeds"][number]): string {
+function embedText(embed: InboundParts["embeds"][number]): string {
   const fields = [embed.title, embed.description, embed.url].filter((f): f is string => !!f);
   return fields.length === 0 ? "" : ` embed: ${fields.join(" - ")}\n`;
 }
@@ -73,7 +73,7 @@ export interface InboundMessage {
 }
 
 /** Discord's attachments as Matterbridge's FileInfo entries. */
-export function attachmentFiles(attachments: readonly Attachment[]): FileInfo[] {
+function attachmentFiles(attachments: readonly Attachment[]): FileInfo[] {
   return attachments.map((a) => fileInfo({ Name: a.name, URL: a.url, Size: a.size, NativeID: a.id }));
 }
 

@@ -2,7 +2,7 @@
 // point the account at another server (a compatible service, or the tests' simulator).
 import { key } from "../../config/key-spec.ts";
 
-export const DISCORD_API_URL = "https://discord.com/api";
+const DISCORD_API_URL = "https://discord.com/api";
 
 export const DISCORD_KEYS = {
   Token: key.string({

@@ -7,14 +7,9 @@ import { fileLines } from "../file-lines.ts";
 import { fitText } from "../fit-text.ts";
 
 /** Discord's limit per message (counted here in UTF-16 units, never more than Discord's count). */
-export const DISCORD_MAX_LENGTH = 2000;
+const DISCORD_MAX_LENGTH = 2000;
 /** Discord's limit on a webhook message's username. */
 export const WEBHOOK_USERNAME_MAX = 80;
-
-export interface OutboundSettings {
-  MessageClipped: string;
-  MessageSplitMaxCount: number;
-}
 
 /** The text a message shows on Discord, without the nick: actions in italics, one line per attachment URL. */
 export function discordText(delivery: Delivery): string {

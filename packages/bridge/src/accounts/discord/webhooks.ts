@@ -7,10 +7,10 @@ import type { Logger } from "pino";
 import { makeRequest } from "./rest-request.ts";
 
 /** The name given to webhooks this account creates. */
-export const WEBHOOK_NAME = "Switchboard";
+const WEBHOOK_NAME = "Switchboard";
 
 /** Id and token of `https://discord.com/api/webhooks/<id>/<token>` (any host: the account's ApiURL is used). */
-export function parseWebhookURL(url: string): { id: string; token: string } | undefined {
+function parseWebhookURL(url: string): { id: string; token: string } | undefined {
   const match = /\/webhooks\/(\d+)\/([^/?#\s]+)\/?(?:[?#].*)?$/.exec(url.trim());
   return match ? { id: match[1] as string, token: match[2] as string } : undefined;
 }

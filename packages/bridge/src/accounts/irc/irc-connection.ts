@@ -67,7 +67,7 @@ function rawLine(line: unknown): unknown {
 }
 
 /** host:port, with [v6]:port. */
-export function parseServer(server: string): { host: string; port: number } {
+function parseServer(server: string): { host: string; port: number } {
   const colon = server.lastIndexOf(":");
   let host = server.slice(0, colon);
   if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);

@@ -3,9 +3,9 @@
 import { key } from "../../config/key-spec.ts";
 import { DEFAULT_CLIPPED } from "./split.ts";
 
-export const DEFAULT_MESSAGE_LENGTH = 400;
+const DEFAULT_MESSAGE_LENGTH = 400;
 /** About 40 s of a channel at the default pacing: a paste still arrives, a message with 5,000 files does not. */
-export const DEFAULT_MAX_LINES = 30;
+const DEFAULT_MAX_LINES = 30;
 
 export const IRC_KEYS = {
   Server: key.string({

@@ -5,7 +5,7 @@ import type { Client } from "irc-framework";
 
 const LINE_BREAKING = /[\r\n\0]/;
 
-export function isSafeIrcLine(line: string): boolean {
+function isSafeIrcLine(line: string): boolean {
   return !LINE_BREAKING.test(line);
 }
 

@@ -60,7 +60,7 @@ const count = new Intl.NumberFormat("en-US");
 const more = (n: number, what: string) => `+${count.format(n)} more ${what}${n === 1 ? "" : "s"}`;
 
 /** At most `max` lines: the text's first, then the files'; when some do not fit, the last line counts them. */
-export function boundLines(textParts: string[], fileParts: string[], max: number): string[] {
+function boundLines(textParts: string[], fileParts: string[], max: number): string[] {
   if (textParts.length + fileParts.length <= max) return [...textParts, ...fileParts];
   const kept = Math.max(max - 1, 0);
   const text = textParts.slice(0, kept);

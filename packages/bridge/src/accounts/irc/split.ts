@@ -12,7 +12,7 @@ export const utf8Length = (text: string): number => encoder.encode(text).length;
  * The longest prefix of `text` (in UTF-16 units) whose UTF-8 encoding fits in `maxBytes`, ending on a code point
  * boundary. Lone surrogates count as 3 bytes (what TextEncoder writes for them: U+FFFD).
  */
-export function prefixWithin(text: string, maxBytes: number): number {
+function prefixWithin(text: string, maxBytes: number): number {
   let bytes = 0;
   let index = 0;
   while (index < text.length) {

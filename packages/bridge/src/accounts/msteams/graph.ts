@@ -6,7 +6,7 @@ import { Client, HTTPMessageHandler, type Middleware } from "@microsoft/microsof
 
 const CALL_TIMEOUT_MS = 30_000;
 /** Graph's largest page of channel messages. */
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 
 export interface GraphPage {
   value: unknown;

@@ -4,7 +4,7 @@
 import { integerOf, objectOf, stringOf } from "../json-fields.ts";
 
 /** Matterbridge's scopes, narrowed to what reading and writing channel messages needs. */
-export const SCOPES =
+const SCOPES =
   "offline_access openid profile User.Read Channel.ReadBasic.All ChannelMessage.Read.All ChannelMessage.Send ChannelMessage.ReadWrite";
 const CALL_TIMEOUT_MS = 30_000;
 

@@ -46,7 +46,7 @@ const JOIN_ANSWER_MS = 10_000;
 /** murmurd's default textmessagelength, used until the server's ServerConfig says otherwise. */
 const DEFAULT_MESSAGE_LENGTH = 5000;
 /** A long message becomes at most this many Mumble messages; the rest is clipped with MessageClipped. */
-export const MAX_PARTS = 10;
+const MAX_PARTS = 10;
 /** `<i></i>` around an action. */
 const ACTION_MARKUP = 7;
 /** PermissionDenied.DenyType TextTooLong. */

@@ -24,7 +24,7 @@ function render(parameter: RichObject): string {
 }
 
 /** The message's text with its {placeholders} filled in. */
-export function richText(message: TalkMessage): string {
+function richText(message: TalkMessage): string {
   if (!message.message.includes("{")) return message.message;
   return message.message.replace(/\{([A-Za-z0-9_-]+)\}/g, (whole, name: string) => {
     const parameter = Object.hasOwn(message.parameters, name) ? message.parameters[name] : undefined;
@@ -40,7 +40,7 @@ function asAction(text: string): { text: string; action: boolean } {
 const isOwn = (message: TalkMessage, options: InterpretOptions) =>
   (message.actorType === "users" && message.actorId === options.ownUserId) || options.postedByUs(String(message.id));
 
-export function displayName(message: TalkMessage, guestSuffix: string): string {
+function displayName(message: TalkMessage, guestSuffix: string): string {
   const name = message.actorDisplayName.trim() || message.actorId;
   return message.actorType === "guests" ? `${name}${guestSuffix}` : name;
 }

@@ -26,7 +26,7 @@ export type Json = Record<string, unknown>;
  * epoch seconds and a delay in seconds are read too),
  * else the "wait N seconds" of its error text, else one second.
  */
-export function retryAfterMs(headers: Headers, errorText: string, now = Date.now()): number {
+function retryAfterMs(headers: Headers, errorText: string, now = Date.now()): number {
   const retryAfter = Number(headers.get("retry-after") ?? Number.NaN);
   if (Number.isFinite(retryAfter) && retryAfter >= 0) return Math.ceil(retryAfter * 1000);
   const reset = Number(headers.get("x-ratelimit-reset") ?? Number.NaN);

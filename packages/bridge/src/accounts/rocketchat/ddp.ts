@@ -7,7 +7,7 @@ import WebSocket from "ws";
 const PING_EVERY_MS = 30_000;
 const OPEN_TIMEOUT_MS = 30_000;
 
-export class DdpError extends Error {
+class DdpError extends Error {
   override readonly name = "DdpError";
   constructor(
     readonly code: unknown,

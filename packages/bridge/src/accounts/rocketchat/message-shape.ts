@@ -23,7 +23,7 @@ export interface RcMessage {
 }
 
 /** A date as EJSON {$date: ms} or an ISO string; undefined when neither. */
-export function dateOf(value: unknown): number | undefined {
+function dateOf(value: unknown): number | undefined {
   const ejson = integerOf(objectOf(value)?.$date);
   if (ejson !== undefined) return ejson;
   const text = stringOf(value);

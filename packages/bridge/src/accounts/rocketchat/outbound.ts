@@ -8,8 +8,8 @@ import { fileLines } from "../file-lines.ts";
 import { fitText } from "../fit-text.ts";
 import { massMentionPattern, neutraliseMassMentions } from "../mass-mentions.ts";
 
-export const ROCKETCHAT_MAX_TEXT = 5000;
-export const ROCKETCHAT_MASS_MENTIONS = massMentionPattern(["all", "here"]);
+const ROCKETCHAT_MAX_TEXT = 5000;
+const ROCKETCHAT_MASS_MENTIONS = massMentionPattern(["all", "here"]);
 
 export interface OutboundSettings {
   PrefixMessagesWithNick: boolean;

@@ -20,7 +20,7 @@ export interface InboundSettings {
 
 const UNKNOWN = "unknown";
 
-export function userName(user: TgUser | undefined, settings: InboundSettings): string {
+function userName(user: TgUser | undefined, settings: InboundSettings): string {
   if (user === undefined) return "";
   let name = "";
   if (settings.UseFirstName) name = user.first_name;
@@ -85,7 +85,7 @@ export function entitiesToMarkdown(text: string, entities: readonly TgEntity[] |
   return parts.join("");
 }
 
-export function quoted(text: string, nick: string, quote: string, settings: InboundSettings): string {
+function quoted(text: string, nick: string, quote: string, settings: InboundSettings): string {
   let kept = quote;
   const limit = settings.QuoteLengthLimit;
   const characters = [...quote];
@@ -114,7 +114,7 @@ function forwardedFrom(message: TgMessage, settings: InboundSettings): string | 
 }
 
 /** A topic message "replies" to its topic's first message; that is not a reply. */
-export function replyParent(message: TgMessage): TgMessage | undefined {
+function replyParent(message: TgMessage): TgMessage | undefined {
   const parent = message.reply_to_message;
   if (parent === undefined) return undefined;
   if (message.is_topic_message && parent.message_id === message.message_thread_id) return undefined;

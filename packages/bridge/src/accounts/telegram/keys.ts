@@ -3,8 +3,8 @@
 import { key } from "../../config/key-spec.ts";
 import { DEFAULT_CLIPPED } from "./outbound.ts";
 
-export const PUBLIC_API_URL = "https://api.telegram.org";
-export const DEFAULT_QUOTE_FORMAT = "{MESSAGE} (re @{QUOTENICK}: {QUOTEMESSAGE})";
+const PUBLIC_API_URL = "https://api.telegram.org";
+const DEFAULT_QUOTE_FORMAT = "{MESSAGE} (re @{QUOTENICK}: {QUOTEMESSAGE})";
 export const MESSAGE_FORMATS = ["", "HTML", "HTMLNick", "Markdown", "MarkdownV2"] as const;
 
 export const TELEGRAM_KEYS = {

@@ -12,7 +12,7 @@ type Span =
 const SPANS =
   /```([\w+-]*\n)?([\s\S]*?)```|`([^`\n]+)`|\*\*(?=\S)([\s\S]*?\S)\*\*|~~(?=\S)([\s\S]*?\S)~~|(?<![\w*\\])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![\w*])|(?<![\w\\])_(?=[^\s_])([^_\n]*?[^\s_])_(?!\w)|\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
 
-export function markdownSpans(text: string): Span[] {
+function markdownSpans(text: string): Span[] {
   const spans: Span[] = [];
   let last = 0;
   for (const match of text.matchAll(SPANS)) {

@@ -15,7 +15,7 @@ import { fitText } from "../fit-text.ts";
 import { escapeHtml, escapeMarkdownV2, markdownToHtml, markdownToMarkdownV2 } from "./markup.ts";
 
 /** Telegram's limit on a message's text after entities parsing, in UTF-16 units (as its entity offsets). */
-export const TELEGRAM_MAX_TEXT = 4096;
+const TELEGRAM_MAX_TEXT = 4096;
 export const DEFAULT_CLIPPED = "<clipped message>";
 
 export type ParseMode = "HTML" | "Markdown" | "MarkdownV2";

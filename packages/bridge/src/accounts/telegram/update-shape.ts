@@ -11,7 +11,7 @@ export interface TgUser {
   username?: string;
 }
 
-export interface TgChat {
+interface TgChat {
   id: number;
   title?: string;
   username?: string;
@@ -24,7 +24,7 @@ export interface TgEntity {
   url?: string;
 }
 
-export type TgForwardOrigin =
+type TgForwardOrigin =
   | { type: "user"; sender_user?: TgUser }
   | { type: "hidden_user"; sender_user_name?: string }
   | { type: "chat"; sender_chat?: TgChat }
@@ -51,7 +51,7 @@ export interface TgMessage {
   file?: TgFile;
 }
 
-export interface TgFile {
+interface TgFile {
   fileId: string;
   name: string;
   size: number;
@@ -92,7 +92,7 @@ export function readUpdate(value: unknown): TgUpdate {
 }
 
 /** A message, or why it cannot be one. */
-export function readMessage(value: unknown, depth = 0): TgMessage | string {
+function readMessage(value: unknown, depth = 0): TgMessage | string {
   const raw = objectOf(value);
   if (raw === undefined) return "not an object";
   const messageId = integerOf(raw.message_id);

@@ -9,10 +9,10 @@ import { fitText } from "../fit-text.ts";
 import { neutraliseMassMentions } from "../mass-mentions.ts";
 
 /** Zulip's default max_message_length (it truncates longer messages itself, without a marker we choose). */
-export const ZULIP_MAX_TEXT = 10_000;
+const ZULIP_MAX_TEXT = 10_000;
 
 /** `@**all**` and its kin, also silent (`@_**all**`): the joiner goes after the `@`, so Zulip no longer reads it. */
-export const ZULIP_MASS_MENTIONS = /(^|[^\w@.-])@(_?\*\*(?:all|everyone|stream|channel|topic)\*\*)/giu;
+const ZULIP_MASS_MENTIONS = /(^|[^\w@.-])@(_?\*\*(?:all|everyone|stream|channel|topic)\*\*)/giu;
 
 export interface OutboundSettings {
   MessageClipped: string;

@@ -31,7 +31,7 @@ type Settings = AccountConfig<typeof ZULIP_KEYS>["settings"];
 
 const EVENT_TYPES = ["message", "update_message", "delete_message"];
 /** Where a bridge's post goes on a bare-stream channel without a Topic option. */
-export const DEFAULT_TOPIC = "bridge";
+const DEFAULT_TOPIC = "bridge";
 const READ_BACK_PAGE = 100;
 const READ_BACK_PAGES = 10;
 /** Messages remembered (their stream, topic and author), for edits and deletes and to relay each once. */

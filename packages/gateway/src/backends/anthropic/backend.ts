@@ -11,9 +11,9 @@ import { toChatCompletion, usageOf } from "./response.ts";
 import { AnthropicStreamTranslator } from "./stream.ts";
 import type { AnthropicResponse } from "./types.ts";
 
-export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 /** max_tokens when the client sends none: Anthropic requires the field, OpenAI does not. */
-export const DEFAULT_MAX_TOKENS = 4096;
+const DEFAULT_MAX_TOKENS = 4096;
 /** Every current Claude model has a 200k-token context window. */
 const CLAUDE_CONTEXT = 200_000;
 

@@ -31,7 +31,7 @@ export function openAiUsageOf(usage: GeminiUsage | undefined): Record<string, un
 }
 
 /** A call id for a function call Gemini gave none: stable within one answer. */
-export function callId(responseId: string, candidate: number, index: number): string {
+function callId(responseId: string, candidate: number, index: number): string {
   return `call_${responseId}_${candidate}_${index}`;
 }
 

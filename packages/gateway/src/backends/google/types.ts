@@ -27,7 +27,7 @@ export interface GeminiFunctionDeclaration {
   parametersJsonSchema?: Record<string, unknown>;
 }
 
-export interface GeminiGenerationConfig {
+interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
   topK?: number;

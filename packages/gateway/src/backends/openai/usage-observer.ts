@@ -5,7 +5,7 @@ import type { TokenUsage } from "../usage.ts";
 const EVENT_STREAM = /^text\/event-stream/i;
 
 /** OpenAI's `usage` object as provider-neutral usage (prompt_tokens includes the cached ones). */
-export function usageFromOpenAi(value: unknown): TokenUsage | undefined {
+function usageFromOpenAi(value: unknown): TokenUsage | undefined {
   if (!value || typeof value !== "object") return undefined;
   const usage = value as Record<string, unknown>;
   const prompt = typeof usage["prompt_tokens"] === "number" ? usage["prompt_tokens"] : 0;

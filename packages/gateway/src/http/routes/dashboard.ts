@@ -18,7 +18,7 @@ const ASSETS = new Map(
   ]),
 );
 
-export const DASHBOARD_SOCKET_PATH = "/v1/dashboard/socket";
+const DASHBOARD_SOCKET_PATH = "/v1/dashboard/socket";
 
 const KEY = /^[+/0-9A-Za-z]{22}==$/;
 

@@ -27,7 +27,7 @@ export function anthropicUsage(usage: OpenAiUsage | undefined | null): Record<st
 }
 
 /** Tool arguments as the object Anthropic's tool_use.input is (text that is no JSON object is kept under "input"). */
-export function inputOf(text: string): Record<string, unknown> {
+function inputOf(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   try {
     const value: unknown = JSON.parse(text);

@@ -159,7 +159,7 @@ function withImages(text: string, images: unknown): string | ContentPart[] {
 }
 
 /** The image type from the first bytes of its base64 (Ollama sends no media type). */
-export function mediaTypeOf(base64: string): string {
+function mediaTypeOf(base64: string): string {
   if (base64.startsWith("/9j/")) return "image/jpeg";
   if (base64.startsWith("R0lGOD")) return "image/gif";
   if (base64.startsWith("UklGR")) return "image/webp";

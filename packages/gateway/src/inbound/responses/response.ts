@@ -69,7 +69,7 @@ export class ResponseDraft {
   }
 }
 
-export function responsesUsage(usage: OpenAiUsage): Record<string, unknown> {
+function responsesUsage(usage: OpenAiUsage): Record<string, unknown> {
   const input = usage.prompt_tokens ?? 0;
   const output = usage.completion_tokens ?? 0;
   return {

@@ -19,4 +19,4 @@ export const FILTERS: readonly Filter[] = [
   capacityFilter,
 ];
 
-export { capabilityFilter, capacityFilter, healthFilter, privacyFilter, qualityFilter, tierFilter };
+export { capacityFilter };
