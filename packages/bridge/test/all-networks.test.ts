@@ -1,5 +1,6 @@
 // One gateway joining every network the bridge speaks: IRC (real ngIRCd), XMPP (real Prosody), Telegram, Discord,
-// Matrix, Slack and Mattermost (their simulators, driven by the real client libraries) and an api account. A human on
+// Matrix, Slack and Mattermost (their simulators, driven by the real client libraries), Twitch chat (an irc account
+// on the Twitch IRC simulator) and an api account. A human on
 // each network says one line; every other network shows it exactly once, formatted by its RemoteNickFormat, and no
 // network gets its own line back.
 import assert from "node:assert/strict";
@@ -21,6 +22,7 @@ import {
   startTalkSimulator,
   startTeamsSimulator,
   startTelegramSimulator,
+  startTwitchIrc,
   startZulipSimulator,
   type Teardown,
   waitUntil,
@@ -36,6 +38,8 @@ const WAIT_MS = 20_000;
 interface Network {
   /** The protocol's name, as {PROTOCOL} writes it. */
   protocol: string;
+  /** The network's name in the lines it says, where another network has the same protocol (Twitch is irc). */
+  label?: string;
   /** The human's name as the other networks show it. */
   nick: string;
   /** Its account section(s) in the bridge config. */
@@ -61,6 +65,20 @@ async function irc(teardown: Teardown): Promise<Network> {
     channel: "#all",
     say: (text) => ivan.say("#all", text),
     bridged: () => ivan.events.items.flatMap((e) => (e.type === "privmsg" && e.nick === "bridgebot" ? [e.text] : [])),
+  };
+}
+
+async function twitch(teardown: Teardown): Promise<Network> {
+  const server = await startTwitchIrc(teardown);
+  return {
+    protocol: "irc",
+    label: "twitch",
+    nick: "Tia_T",
+    toml: `[irc.twitch]\nServer = "127.0.0.1:${server.port}"\nTwitch = true\nNick = "bridgebot"\nPassword = "oauth:token"\nMessageDelay = 0\n${NICK_FORMAT}\n`,
+    account: "irc.twitch",
+    channel: "#all",
+    say: (text) => void server.say("#all", { login: "tia", displayName: "Tia_T" }, text),
+    bridged: () => server.sent.items.flatMap((m) => (m.login === "bridgebot" && m.channel === "#all" ? [m.text] : [])),
   };
 }
 
@@ -279,7 +297,7 @@ describe("one gateway across every network", () => {
   it("relays a line from each network to every other exactly once", async () => {
     // Every start settles before a failure is thrown, so none is still starting when the suite's teardown runs.
     const starts = await Promise.allSettled(
-      [irc, xmpp, telegram, discord, matrix, slack, mattermost, mumble, zulip, rocketchat, nctalk, msteams].map(
+      [irc, twitch, xmpp, telegram, discord, matrix, slack, mattermost, mumble, zulip, rocketchat, nctalk, msteams].map(
         (start) => start(teardown),
       ),
     );
@@ -305,12 +323,13 @@ describe("one gateway across every network", () => {
     };
     const everyone = [...networks, apiNetwork];
 
-    for (const from of everyone) await from.say(`hello from ${from.protocol}`);
+    const said = (from: Network) => `hello from ${from.label ?? from.protocol}`;
+    for (const from of everyone) await from.say(said(from));
     for (const to of everyone) {
-      const expected = everyone.filter((from) => from !== to).map((from) => `hello from ${from.protocol}`);
+      const expected = everyone.filter((from) => from !== to).map(said);
       await waitUntil(() => expected.every((text) => to.bridged().some((line) => line.endsWith(text))), {
         timeoutMs: WAIT_MS,
-        what: `${to.protocol} to show every other network's line (has: ${JSON.stringify(to.bridged())})`,
+        what: `${to.label ?? to.protocol} to show every other network's line (has: ${JSON.stringify(to.bridged())})`,
       });
     }
     // A last line through every network's queue: anything duplicated would have arrived before it.
@@ -325,7 +344,7 @@ describe("one gateway across every network", () => {
     for (const to of everyone) {
       const lines = to.bridged();
       for (const from of everyone) {
-        const text = `hello from ${from.protocol}`;
+        const text = said(from);
         const count = lines.filter((line) => line.endsWith(text)).length;
         assert.equal(count, from === to ? 0 : 1, `${to.protocol} shows "${text}" ${from === to ? "never" : "once"}`);
         if (from !== to) {
