@@ -13,12 +13,15 @@ import { describe, it } from "node:test";
 import {
   connectIrcUser,
   type DiscordSimulator,
+  type FakeMatrix,
   type IrcUser,
+  type MatrixHuman,
   type MattermostHuman,
   type MattermostSimulator,
   type SlackHuman,
   type SlackSimulator,
   startDiscordSimulator,
+  startFakeMatrix,
   startMattermostSimulator,
   startNgircd,
   startSlackSimulator,
@@ -40,6 +43,9 @@ interface World {
   sam: SlackHuman;
   mattermost: MattermostSimulator;
   mia: MattermostHuman;
+  matrix: FakeMatrix;
+  maria: MatrixHuman;
+  room: string;
   telegram: TelegramSimulator;
   tina: TelegramUser;
   chat: number;
@@ -60,6 +66,11 @@ async function world(teardown: Teardown, options: { slackMaxUpload?: number } = 
   const mmBot = mattermost.createBot("relay", "relay-password");
   const mia = mattermost.createUser("mia");
   mattermost.createChannel("all", [mmBot.user, mia]);
+  // Only the authenticated media download (Matrix 1.11) serves files, as on a current Synapse.
+  const matrix = await startFakeMatrix(teardown, { log: () => {}, legacyMediaDownloads: false });
+  const maria = matrix.registerUser("maria");
+  matrix.registerUser("relay", { password: "relay-password" });
+  const room = matrix.createRoom(maria, { alias: "all" });
   const telegram = await startTelegramSimulator(teardown, { log: () => {} });
   const bot = telegram.createBot({ username: "relay_bot" });
   const tina = telegram.createUser({ first_name: "Tina", username: "tina" });
@@ -89,6 +100,11 @@ NoTLS = true
 Team = "${mattermost.teamName}"
 Token = "${mmBot.token}"
 ${nick}
+[matrix.mx]
+Server = "${matrix.url}"
+Login = "relay"
+Password = "relay-password"
+${nick}
 [irc.net]
 Server = "127.0.0.1:${irc.port}"
 Nick = "bridgebot"
@@ -114,13 +130,16 @@ enable = true
   account = "mattermost.mm"
   channel = "all"
   [[gateway.inout]]
+  account = "matrix.mx"
+  channel = "#all:localhost"
+  [[gateway.inout]]
   account = "irc.net"
   channel = "#all"
   [[gateway.inout]]
   account = "api.local"
   channel = "api"
 `;
-  return { discord, slack, sam, mattermost, mia, telegram, tina, chat, ivan, toml };
+  return { discord, slack, sam, mattermost, mia, matrix, maria, room, telegram, tina, chat, ivan, toml };
 }
 
 const ircLines = (ivan: IrcUser) =>
@@ -141,6 +160,16 @@ async function mattermostUpload(w: World, name: string) {
   }, WAIT);
   assert.deepEqual(w.mattermost.fileData(post.post.file_ids[0] ?? ""), PICTURE);
   return post.post;
+}
+
+/** The bot's Matrix media event for a file named `name`, its bytes checked. */
+async function matrixUpload(w: World, name: string) {
+  const event = await w.matrix.waitForEvent((e) => e.sender === "@relay:localhost" && e.content["filename"] === name, {
+    timeoutMs: WAIT.timeoutMs,
+    what: `the Matrix upload of ${name}`,
+  });
+  assert.deepEqual(w.matrix.media(String(event.content["url"])), PICTURE);
+  return event.content;
 }
 
 type FileEntry = { Name: string; URL: string; Size: number; SHA: string };
@@ -193,6 +222,11 @@ describe("files relayed between platforms", () => {
     assert.ok(w.slack.history("all").some((m) => m.text === "look at this" && m.username === "<dana>"));
     // Discord -> Mattermost: one post with the text and the uploaded file.
     assert.equal((await mattermostUpload(w, "cat.png")).message, "look at this");
+    // Discord -> Matrix: the text, then an m.image event naming the uploaded mxc:// URI.
+    const image = await matrixUpload(w, "cat.png");
+    assert.equal(image["msgtype"], "m.image");
+    assert.deepEqual(image["info"], { mimetype: "image/png", size: PICTURE.length });
+    assert.ok(w.matrix.events.items.some((e) => e.content["body"] === "<dana> look at this"));
 
     // Slack -> Discord, Telegram (fetched from url_private with the bot token); its page as the link elsewhere.
     w.sam.say("all", "from slack", { files: [{ name: "bird.png", data: PICTURE }] });
@@ -209,6 +243,7 @@ describe("files relayed between platforms", () => {
       [["bird.png", permalink]],
     );
     assert.equal((await mattermostUpload(w, "bird.png")).message, "from slack");
+    await matrixUpload(w, "bird.png");
 
     // Mattermost -> the others (fetched from /api/v4/files/{id} with the session); its API link elsewhere.
     const postId = w.mia.say("all", "from mattermost", { files: [{ name: "fish.png", data: PICTURE }] });
@@ -229,6 +264,25 @@ describe("files relayed between platforms", () => {
       apiFiles(fromMmApi).map((f) => [f.Name, f.URL]),
       [["fish.png", mmLink]],
     );
+    await matrixUpload(w, "fish.png");
+
+    // Matrix -> the others (fetched from the authenticated media download with the access token).
+    w.maria.sendFile(w.room, { name: "owl.png", data: PICTURE, caption: "from matrix" });
+    const fromMatrixApi = await stream.waitFor((m) => m.text === "from matrix", WAIT);
+    const [owl] = apiFiles(fromMatrixApi);
+    assert.equal(owl?.Name, "owl.png");
+    assert.match(owl?.URL ?? "", /\/_matrix\/media\/v3\/download\/localhost\//);
+    const fromMatrix = await w.discord.sent.waitFor((a) => a.message.attachments[0]?.filename === "owl.png", WAIT);
+    assert.equal(fromMatrix.message.content, "<maria> from matrix");
+    assert.deepEqual(w.discord.attachment(fromMatrix.message.attachments[0]?.url ?? ""), PICTURE);
+    assert.equal((await slackUpload(w, "owl.png")).text, "&lt;maria&gt;");
+    assert.equal((await mattermostUpload(w, "owl.png")).message, "from matrix");
+    const owlPhoto = await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto" && a.text === "<maria>", WAIT);
+    assert.deepEqual(owlPhoto.file?.data, PICTURE);
+    await waitUntil(() => ircLines(w.ivan).includes(`<maria> ${owl?.URL}`), {
+      ...WAIT,
+      what: "the Matrix link on IRC",
+    });
 
     // Telegram -> Discord (an upload with the message); Telegram's file URL holds the token, so IRC gets no link.
     w.tina.sendFile(w.chat, { name: "dog.jpg", data: PICTURE, caption: "and a dog" });
@@ -239,6 +293,7 @@ describe("files relayed between platforms", () => {
     await waitUntil(() => ircLines(w.ivan).includes("<tina> and a dog"), WAIT);
     assert.equal((await slackUpload(w, "photo.jpg")).text, "&lt;tina&gt;");
     assert.equal((await mattermostUpload(w, "photo.jpg")).message, "and a dog");
+    assert.equal((await matrixUpload(w, "photo.jpg"))["msgtype"], "m.image");
 
     // MediaDownloadBlackList: not fetched, so Telegram gets the link instead of an upload.
     dana.say("all", "not this one", { files: [{ name: "tool.exe", data: Buffer.from("MZ") }] });

@@ -76,14 +76,30 @@ describe("matrix inbound", () => {
     assert.equal(got?.parent_id, "$root");
   });
 
-  it("turns redactions (top-level or content redacts) into msg_delete and media into a link", () => {
+  it("turns redactions (top-level or content redacts) into msg_delete and media into a file", () => {
     const top = inboundMessage({ ...event({}), type: "m.room.redaction", redacts: "$x" }, source, options);
     assert.equal(top?.event, "msg_delete");
     assert.equal(top?.id, "$x");
     const v11 = inboundMessage({ ...event({ redacts: "$y" }), type: "m.room.redaction" }, source, options);
     assert.equal(v11?.id, "$y");
     const image = inboundMessage(event({ msgtype: "m.image", body: "cat.png", url: "mxc://hs/abc" }), source, options);
-    assert.equal(image?.text, "cat.png https://hs/dl/hs/abc");
+    assert.equal(image?.text, "");
+    assert.deepEqual(image?.Extra, {
+      file: [
+        {
+          Name: "cat.png",
+          Data: null,
+          Comment: "",
+          URL: "https://hs/dl/hs/abc",
+          Size: 0,
+          Avatar: false,
+          SHA: "",
+          NativeID: "mxc://hs/abc",
+        },
+      ],
+    });
+    const captioned = { msgtype: "m.file", body: "the notes", filename: "notes.txt", url: "mxc://hs/n" };
+    assert.equal(inboundMessage(event(captioned), source, options)?.text, "the notes");
   });
 });
 

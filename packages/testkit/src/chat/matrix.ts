@@ -1,13 +1,15 @@
 // A fake Matrix homeserver for tests: the Client-Server API subset matrix-js-sdk and the bridge use (matrix/routes.ts),
 // on 127.0.0.1 port 0, with Synapse's paths, bodies, status codes, error shapes and rate-limit answers. The test-side
 // handle registers users and rooms, acts as human users (say, emote, notice, reply, edit, redact: server-side, as if
-// their client had sent it), records every event with a bounded wait, injects 429s and drops connections.
+// their client had sent it), records every event with a bounded wait, injects 429s and drops connections. Media:
+// uploads and both download paths (matrix/media.ts); humans post files as m.image / m.file events.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { errors, MatrixHttpError, sendError, sendJson } from "./matrix/errors.ts";
 import { type ClientEvent, Homeserver } from "./matrix/homeserver.ts";
+import { MediaRepository } from "./matrix/media.ts";
 import { findRoute, type Request } from "./matrix/routes.ts";
 
 export type { ClientEvent } from "./matrix/homeserver.ts";
@@ -20,6 +22,10 @@ export interface FakeMatrixOptions {
   serverName?: string;
   /** Where lines about unhandled requests go; default stderr. */
   log?: (line: string) => void;
+  /** The media repository's upload limit in bytes (default 50 MiB, Synapse's max_upload_size). */
+  maxUploadBytes?: number;
+  /** Whether the legacy unauthenticated /_matrix/media/v3/download serves media (default true). */
+  legacyMediaDownloads?: boolean;
 }
 
 export interface RecordedMatrixRequest {
@@ -45,6 +51,8 @@ export interface MatrixHuman {
   join(roomIdOrAlias: string): string;
   send(roomId: string, content: Record<string, unknown>, type?: string): string;
   say(roomId: string, text: string): string;
+  /** Uploads a file and posts it: m.image for a picture's name (.png, .jpg...), else m.file. */
+  sendFile(roomId: string, file: { name: string; data: Buffer; caption?: string }): string;
   emote(roomId: string, text: string): string;
   notice(roomId: string, text: string): string;
   /** A reply with the quote fallback most clients still send (`> <@user> original` lines, then a blank line). */
@@ -66,6 +74,8 @@ export interface FakeMatrix {
   readonly requests: RecordedMatrixRequest[];
   /** `METHOD /path` of every request no route handles (answered 404 M_UNRECOGNIZED). */
   readonly unhandled: string[];
+  /** An uploaded file's bytes by its mxc:// URI. */
+  media(mxc: string): Buffer | undefined;
   registerUser(localpart: string, options?: { password?: string; displayName?: string }): MatrixHuman;
   /** A public room created by `creator`; returns its room id. `alias` is a local part ("main") or a full alias. */
   createRoom(creator: MatrixHuman, options?: { alias?: string; name?: string }): string;
@@ -100,6 +110,10 @@ export async function startFakeMatrix(teardown: Teardown, options: FakeMatrixOpt
   const sockets = new Set<Socket>();
   const rateLimits: { remaining: number; retryAfterMs: number; matches: (m: string, p: string) => boolean }[] = [];
   let offline = false;
+  const media = new MediaRepository(homeserver, {
+    maxUploadBytes: options.maxUploadBytes ?? 50 * 1024 * 1024,
+    legacyDownloads: options.legacyMediaDownloads ?? true,
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
@@ -115,6 +129,11 @@ export async function startFakeMatrix(teardown: Teardown, options: FakeMatrixOpt
       return;
     }
     try {
+      if (media.handles(path)) {
+        const answer = await media.handle(req, res, path, url.searchParams, accessToken(req, url.searchParams));
+        if (answer !== undefined) sendJson(res, 200, answer);
+        return;
+      }
       const body = await readBody(req);
       const found = findRoute(method, path);
       if (found === undefined || found === "method") {
@@ -189,6 +208,19 @@ export async function startFakeMatrix(teardown: Teardown, options: FakeMatrixOpt
       },
       send,
       say: (roomId, text) => send(roomId, { msgtype: "m.text", body: text }),
+      sendFile(roomId, file) {
+        const isImage = /\.(png|jpe?g|gif|webp)$/i.test(file.name);
+        const ext = file.name.split(".").pop()?.toLowerCase() ?? "";
+        const mimetype = isImage ? `image/${ext === "jpg" ? "jpeg" : ext}` : "application/octet-stream";
+        const url = media.store(file.data, mimetype, file.name, userId);
+        return send(roomId, {
+          msgtype: isImage ? "m.image" : "m.file",
+          body: file.caption ?? file.name,
+          ...(file.caption === undefined ? {} : { filename: file.name }),
+          url,
+          info: { mimetype, size: file.data.length },
+        });
+      },
       emote: (roomId, text) => send(roomId, { msgtype: "m.emote", body: text }),
       notice: (roomId, text) => send(roomId, { msgtype: "m.notice", body: text }),
       reply(roomId, parentEventId, text) {
@@ -237,6 +269,7 @@ export async function startFakeMatrix(teardown: Teardown, options: FakeMatrixOpt
     events,
     requests,
     unhandled,
+    media: (mxc) => media.get(mxc)?.data,
     registerUser: (localpart, opts = {}) =>
       human(localpart, opts.password ?? `${localpart}pw`, opts.displayName ?? localpart),
     createRoom: (creator, opts = {}) => homeserver.createRoom(creator.userId, opts),

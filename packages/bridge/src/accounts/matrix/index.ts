@@ -31,5 +31,6 @@ export const matrixProtocol = defineProtocol({
     }
     return problems;
   },
+  capabilities: { uploads: true },
   create: (account, context) => new MatrixConnection(account, context),
 });

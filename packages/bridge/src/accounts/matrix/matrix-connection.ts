@@ -7,6 +7,9 @@
 // The sync loop is ours, not the library's startClient(): the library's own loop retries forever on its own timers
 // (the core supervises here) and leaves a 110 s timer behind every long poll, which keeps a stopping process alive.
 // Sends go through the library with no client-side queue, so a 429 reaches the core's queue (RetryAfter) as is.
+// Files: media events arrive as Extra.file entries fetched by their mxc:// URI (fileRequest: the authenticated
+// download with the access token where the homeserver speaks Matrix 1.11, else the legacy one); uploads follow the
+// text, one m.image / m.file event each (uploads.ts).
 import {
   createClient,
   EventType,
@@ -27,15 +30,21 @@ import {
   PermanentSendError,
   RetryAfter,
 } from "../../core/connection.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import type { FileInfo } from "../../core/files/file-info.ts";
+import type { LocalFile } from "../../core/files/local-file.ts";
+import { PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
 import { MalformedEvents } from "../malformed-events.ts";
+import { refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { readRoomEvent, readSync } from "./event-shape.ts";
 import { type InboundSource, inboundMessage, type RoomEvent } from "./inbound.ts";
 import type { MATRIX_KEYS } from "./keys.ts";
 import { RoomMembers } from "./members.ts";
-import { type MatrixSend, matrixSend } from "./outbound.ts";
+import { type MatrixSend, matrixSend, matrixUsername } from "./outbound.ts";
 import { sdkLogger } from "./sdk-logger.ts";
 import { syncFilter } from "./sync.ts";
+import { mediaContent, uploadMedia, uploadRefusal } from "./uploads.ts";
 
 type RequestOptions = Parameters<MatrixClient["http"]["authedRequest"]>[4];
 type Settings = AccountConfig<typeof MATRIX_KEYS>["settings"];
@@ -60,6 +69,8 @@ export class MatrixConnection implements Connection {
   readonly #joinedRooms = new Set<string>();
   /** One transaction id per delivery: a send retried after a lost answer is not posted twice. */
   readonly #txnIds = new WeakMap<Delivery, string>();
+  /** Per delivery with files: each file's mxc:// URI once uploaded ("" = refused), so a retry uploads none again. */
+  readonly #uploaded = new WeakMap<Delivery, string[]>();
   #client: MatrixClient | undefined;
   #abort: AbortController | undefined;
   #userId = "";
@@ -294,7 +305,8 @@ export class MatrixConnection implements Connection {
       allowMassMentions: this.#settings.AllowMassMentions,
       messageClipped: this.#settings.MessageClipped,
     });
-    if (plan.kind === "nothing") return "";
+    const uploads = delivery.uploads ?? [];
+    if (plan.kind === "nothing" && uploads.length === 0) return "";
     const client = this.#client;
     if (client === undefined) throw new Error("not connected");
     const roomId = this.#roomOf.get(delivery.channel);
@@ -304,7 +316,84 @@ export class MatrixConnection implements Connection {
       txnId = `sb${Date.now().toString(36)}.${++this.#txnCounter}`;
       this.#txnIds.set(delivery, txnId);
     }
-    return this.#sendPlan(client, roomId, plan, txnId);
+    if (uploads.length === 0) return this.#sendPlan(client, roomId, plan, txnId);
+    return this.#sendWithFiles(client, roomId, delivery, plan, txnId, uploads);
+  }
+
+  /**
+   * The text (when there is one), then one event per file. Every event has its own transaction id derived from the
+   * delivery's, so a retried delivery posts nothing twice; resolves with the text's id, else the first file's.
+   */
+  async #sendWithFiles(
+    client: MatrixClient,
+    roomId: string,
+    delivery: Delivery,
+    plan: MatrixSend,
+    txnId: string,
+    uploads: readonly LocalFile[],
+  ): Promise<string> {
+    const textId = plan.kind === "message" ? await this.#sendPlan(client, roomId, plan, txnId) : "";
+    const message = delivery.message;
+    // Without a text event, the file's caption says who sent it and the reply relation goes on the file.
+    const nick = plan.kind === "message" ? "" : matrixUsername(message.username).plain.trim();
+    const parent = message.parent_id === "" || message.parent_id === PARENT_NOT_FOUND ? "" : message.parent_id;
+    const replyTo =
+      plan.kind !== "message" && parent !== "" ? { "m.relates_to": { "m.in_reply_to": { event_id: parent } } } : {};
+    const mxcs = this.#uploaded.get(delivery) ?? [];
+    this.#uploaded.set(delivery, mxcs);
+    const ids: string[] = [];
+    try {
+      for (const [index, file] of uploads.entries()) {
+        if (index > 0 || textId !== "") await this.#context.pace();
+        if (mxcs.length <= index) {
+          const uploaded = await uploadUnlessRefused(
+            file,
+            () => uploadMedia(client, file),
+            uploadRefusal,
+            this.#logger,
+          );
+          mxcs.push(uploaded ?? "");
+        }
+        const mxc = mxcs[index] as string;
+        const line = refusedFileLine(file);
+        if (mxc === "" && line === "") continue;
+        const caption = [nick, file.comment].filter((part) => part !== "").join(" ");
+        const content =
+          mxc === ""
+            ? { msgtype: "m.text", body: [nick, line].filter((part) => part !== "").join(" ") }
+            : mediaContent(file, mxc, caption);
+        const sent = await client.sendEvent(
+          roomId,
+          null,
+          EventType.RoomMessage,
+          { ...content, ...replyTo } as never,
+          `${txnId}.${index}`,
+        );
+        ids.push(sent.event_id);
+      }
+    } catch (error) {
+      throw this.#sendError(error);
+    }
+    return textId || (ids[0] ?? "");
+  }
+
+  /**
+   * A media event's file by its mxc:// URI: the authenticated download (Matrix 1.11) with the access token, or the
+   * legacy unauthenticated path on an older homeserver.
+   */
+  async fileRequest(file: FileInfo): Promise<FileRequest | undefined> {
+    const mxc = /^mxc:\/\/([A-Za-z0-9.:[\]-]+)\/([A-Za-z0-9_-]+)$/.exec(file.NativeID);
+    const client = this.#client;
+    if (mxc === null || client === undefined) return undefined;
+    const [, server, mediaId] = mxc as unknown as [string, string, string];
+    const base = this.#settings.Server.replace(/\/+$/, "");
+    const path = `${encodeURIComponent(server)}/${encodeURIComponent(mediaId)}`;
+    const token = client.getAccessToken();
+    const authenticated = token !== null && (await client.isVersionSupported("v1.11").catch(() => false));
+    if (authenticated) {
+      return { url: `${base}/_matrix/client/v1/media/download/${path}`, headers: { authorization: `Bearer ${token}` } };
+    }
+    return { url: `${base}/_matrix/media/v3/download/${path}` };
   }
 
   async #sendPlan(client: MatrixClient, roomId: string, plan: MatrixSend, txnId: string): Promise<string> {

@@ -1,10 +1,11 @@
 // What reaches Matrix for one delivery: a redaction for a delete, an `m.replace` edit of the destination's copy, a
 // reply (`m.in_reply_to`) for a message with a parent, an m.emote for an action, an m.notice for join/leave and topic
-// events, else an m.text; the username (RemoteNickFormat) leads the body, and formatted_body carries HTML unless
+// events, else an m.text, files not uploaded as their link lines; the username (RemoteNickFormat) leads the body, and formatted_body carries HTML unless
 // HTMLDisable; a text too long for one event is clipped (MessageClipped). Unless AllowMassMentions, `@room` is neutralised and the event declares no mentions (`m.mentions`).
 // Pure: the connection sends what this returns.
 import type { Delivery } from "../../core/account.ts";
 import { Events, PARENT_NOT_FOUND } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { fitText, utf8Cost } from "../fit-text.ts";
 import { MATRIX_MASS_MENTIONS, neutraliseMassMentions } from "../mass-mentions.ts";
 import { escapeHtml, markdownToHtml } from "./markdown.ts";
@@ -54,12 +55,13 @@ export function matrixSend(delivery: Delivery, options: OutboundOptions): Matrix
   if (message.event === Events.msgDelete) {
     return message.id === "" ? { kind: "nothing" } : { kind: "redact", eventId: message.id };
   }
-  if (message.text.trim() === "") return { kind: "nothing" };
+  const shown = [message.text, ...fileLines(message)].filter((line) => line !== "").join("\n");
+  if (shown.trim() === "") return { kind: "nothing" };
   const unmuted = options.allowMassMentions;
   const name = matrixUsername(
     unmuted ? message.username : neutraliseMassMentions(message.username, MATRIX_MASS_MENTIONS),
   );
-  const whole = unmuted ? message.text : neutraliseMassMentions(message.text, MATRIX_MASS_MENTIONS);
+  const whole = unmuted ? shown : neutraliseMassMentions(shown, MATRIX_MASS_MENTIONS);
   const limit = { limit: MATRIX_MAX_TEXT_BYTES, cost: matrixCost };
   const text = fitText(whole, limit, { clipped: options.messageClipped })[0] ?? "";
   const msgtype =
