@@ -4,10 +4,11 @@ import fc from "fast-check";
 import { jsonShapeProblem } from "../src/accounts/api/json-shape.ts";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../src/accounts/api/limits.ts";
 
-/** The plain byte-by-byte scan the fast one must agree with. */
+/** The plain byte-by-byte scan the fast one must agree with: containers and separators are values; a closing
+ * bracket that closes nothing ends the scan (a syntax error, for JSON.parse to name). */
 function reference(bytes: Uint8Array): "depth" | "values" | undefined {
   let depth = 0;
-  let separators = 0;
+  let values = 0;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (c === 0x22) {
@@ -17,8 +18,10 @@ function reference(bytes: Uint8Array): "depth" | "values" | undefined {
       }
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > MAX_JSON_DEPTH) return "depth";
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c && ++separators >= MAX_JSON_VALUES) return "values";
+      if (++values > MAX_JSON_VALUES) return "values";
+    } else if (c === 0x7d || c === 0x5d) {
+      if (--depth < 0) return undefined;
+    } else if (c === 0x2c && ++values > MAX_JSON_VALUES) return "values";
   }
   return undefined;
 }

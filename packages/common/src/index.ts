@@ -1,3 +1,4 @@
+export { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
 export { logOutput, readByPerson } from "./log-output.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
 export { packageVersion } from "./version.ts";

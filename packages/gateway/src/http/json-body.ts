@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
+import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "@switchboard/common";
 import type { JsonBody } from "../request/body.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "../request/errors.ts";
 import { BodyBuffer } from "./body-buffer.ts";
-import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
 import { putBackLongTexts } from "./long-texts.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
 import { nextScanTurn, spendScanBudget } from "./scan-budget.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { JsonShapeScanner, type ShapeLimits, type ShapeProblem } from "../../src/http/json-shape.ts";
+import { JsonShapeScanner, type ShapeLimits, type ShapeProblem } from "../src/json-shape.ts";
 
 /** Feeds `text` to a scanner in pieces cut at `cuts` (so escapes and strings straddle chunk boundaries). */
 function scan(text: string, limits: ShapeLimits, cuts: number[] = []): ShapeProblem | undefined {
