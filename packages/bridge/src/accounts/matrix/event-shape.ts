@@ -4,7 +4,7 @@
 import { arrayOf, objectOf, stringOf } from "../json-fields.ts";
 import type { RoomEvent } from "./inbound.ts";
 
-export interface SyncRoomEntries {
+interface SyncRoomEntries {
   roomId: string;
   state: readonly unknown[];
   timeline: readonly unknown[];

@@ -3,7 +3,7 @@
 import { key } from "../../config/key-spec.ts";
 import { ALLOW_MASS_MENTIONS_DESCRIPTION } from "../mass-mentions.ts";
 
-export const DEFAULT_SERVER = "https://matrix.org";
+const DEFAULT_SERVER = "https://matrix.org";
 
 export const MATRIX_KEYS = {
   Server: key.string({

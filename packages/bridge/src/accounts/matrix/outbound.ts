@@ -26,7 +26,7 @@ export interface OutboundOptions {
  * reply's relation): the text's share, in body and formatted_body together; an edit carries it twice (its fallback
  * and m.new_content), so this is under half.
  */
-export const MATRIX_MAX_TEXT_BYTES = 30_000;
+const MATRIX_MAX_TEXT_BYTES = 30_000;
 
 /**
  * Bytes one UTF-16 unit of the text may take in the event: in body, and in formatted_body once Markdown has made

@@ -72,7 +72,7 @@ export interface InterpretOptions {
 }
 
 /** Whether a post is one the bridge made (this account, or another account of a Switchboard bridge). */
-export function isOwnPost(post: MattermostPost, ownUserId: string, options: InterpretOptions): boolean {
+function isOwnPost(post: MattermostPost, ownUserId: string, options: InterpretOptions): boolean {
   return post.user_id === ownUserId || post.props?.from_switchboard === true || options.postedByUs?.(post.id) === true;
 }
 

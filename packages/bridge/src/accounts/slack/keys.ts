@@ -3,7 +3,7 @@
 // simulator).
 import { key } from "../../config/key-spec.ts";
 
-export const SLACK_API_URL = "https://slack.com/api/";
+const SLACK_API_URL = "https://slack.com/api/";
 
 export const SLACK_KEYS = {
   Token: key.string({

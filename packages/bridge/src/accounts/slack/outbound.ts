@@ -15,7 +15,7 @@ export const SLACK_MAX_TEXT = 40_000;
  * What a character of our text becomes in what Slack counts: `&`, `<` and `>` are escaped (slackText), and
  * `@name` may become `<@U…>` (a user id has at most 21 characters).
  */
-export function slackCost(code: number): number {
+function slackCost(code: number): number {
   if (code === 0x26) return 5; // &amp;
   if (code === 0x3c || code === 0x3e) return 4; // &lt; &gt;
   if (code === 0x40) return 24; // "@" of "@n" → "<@" + id + ">"

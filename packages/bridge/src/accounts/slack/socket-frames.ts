@@ -8,7 +8,7 @@ import type { SocketModeClient } from "@slack/socket-mode";
 import { objectOf } from "../json-fields.ts";
 
 /** The event type given to an envelope whose event could not be read; nothing handles it. */
-export const UNREADABLE_EVENT = "switchboard_unreadable";
+const UNREADABLE_EVENT = "switchboard_unreadable";
 
 type FrameListener = (data: unknown, isBinary: boolean) => unknown;
 

@@ -23,12 +23,12 @@ export interface IncomingGroupchat {
   delayed: boolean;
 }
 
-export function bareJid(jid: string): string {
+function bareJid(jid: string): string {
   const slash = jid.indexOf("/");
   return slash < 0 ? jid : jid.slice(0, slash);
 }
 
-export function resourceOf(jid: string): string {
+function resourceOf(jid: string): string {
   const slash = jid.indexOf("/");
   return slash < 0 ? "" : jid.slice(slash + 1);
 }
@@ -61,7 +61,7 @@ export function parseGroupchat(stanza: Element): IncomingGroupchat | undefined {
   };
 }
 
-export function isDelayed(stanza: Element): boolean {
+function isDelayed(stanza: Element): boolean {
   return stanza.getChild("delay", NS.delay) !== undefined || stanza.getChild("x", NS.legacyDelay) !== undefined;
 }
 

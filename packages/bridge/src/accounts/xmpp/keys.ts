@@ -2,7 +2,7 @@
 import { key } from "../../config/key-spec.ts";
 
 /** Far under what servers take in one stanza (Prosody 256 KiB, ejabberd's usual 64 KiB), as long as a long post. */
-export const DEFAULT_MESSAGE_LENGTH = 32_768;
+const DEFAULT_MESSAGE_LENGTH = 32_768;
 
 export const XMPP_KEYS = {
   Server: key.string({

@@ -6,7 +6,7 @@ export type XmppSettings = SettingsOf<typeof XMPP_KEYS>;
 
 const SERVER = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/@]+)(?::(\d{1,5}))?$/;
 
-export const DEFAULT_PORT = 5222;
+const DEFAULT_PORT = 5222;
 
 /** "host:port" (or "host", port 5222); undefined when malformed. IPv6 hosts in brackets. */
 export function parseServer(server: string): { host: string; port: number } | undefined {

@@ -25,7 +25,7 @@ export interface FileRelaySettings {
   limits: Omit<DownloadLimits, "maxBytes">;
 }
 
-export const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_CONCURRENCY = 4;
 
 /** The account a message came from, as far as fetching its files goes. */
 export interface FileSource {

@@ -31,7 +31,7 @@ export function mediaServerName(name: string): string {
 }
 
 /** The first 8 hex digits of the SHA-1 of the file at `path` (Matterbridge's folder name). */
-export async function shortSha1(path: string): Promise<string> {
+async function shortSha1(path: string): Promise<string> {
   const hash = createHash("sha1");
   await pipeline(createReadStream(path), hash);
   return hash.digest("hex").slice(0, 8);
