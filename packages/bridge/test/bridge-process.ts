@@ -8,11 +8,12 @@ import { type ManagedProcess, startProcess, type Teardown } from "@switchboard/t
 
 export const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
 
-const LISTENING = /(api\.[^\s"]+) listening on (http:\/\/[^\s"]+)/g;
+/** "<account> listening on http://..." (api accounts; a rocketchat account's WebhookBindAddress). */
+const LISTENING = /([a-z][a-z0-9]*\.[^\s"]+) listening on (http:\/\/[^\s"]+)/g;
 
 export interface BridgeProcess {
   process: ManagedProcess;
-  /** Base URL of account `api.<name>` as the child logged it. */
+  /** Base URL of an account that listens (`api.<name>`...) as the child logged it. */
   url(account: string): string;
 }
 

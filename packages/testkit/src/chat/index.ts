@@ -52,6 +52,7 @@ export {
   type RocketChatBotAction,
   type RocketChatHuman,
   type RocketChatMessage,
+  type RocketChatOutgoingCall,
   type RocketChatSimulator,
   type RocketChatUser,
   startRocketChatSimulator,

@@ -2,6 +2,8 @@
 // (rocketchat/ddp.ts) on one 127.0.0.1 port, as a Rocket.Chat server serves them (`/api/v1/...`, `/websocket`).
 // Rate limits answer 429 as Rocket.Chat's limiter does (X-RateLimit-* headers, the reset as epoch milliseconds, an
 // error text saying how long to wait). Humans act through a handle; what a bot did through the API is kept in `sent`.
+// Integrations (rocketchat/webhooks.ts): incoming webhooks at `/hooks/<id>/<token>` (their posts are in `sent` too)
+// and outgoing webhooks calling a URL for each message saved in their room.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { WebSocketServer } from "ws";
 import type { Teardown } from "../process.ts";
@@ -10,8 +12,15 @@ import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 import { RateLimits } from "./rate-limits.ts";
 import { DdpSessions } from "./rocketchat/ddp.ts";
 import { failure, type RestAnswer, type RestEffects, restRoutes, unauthorized } from "./rocketchat/rest.ts";
+import {
+  type IncomingWebhookSetup,
+  type OutgoingWebhookCall,
+  type OutgoingWebhookSetup,
+  RocketChatWebhooks,
+} from "./rocketchat/webhooks.ts";
 import { type RcMessage, type RcRoom, type RcUser, RocketChatWorld } from "./rocketchat/world.ts";
 
+export type { OutgoingWebhookCall as RocketChatOutgoingCall } from "./rocketchat/webhooks.ts";
 export type { RcMessage as RocketChatMessage, RcUser as RocketChatUser } from "./rocketchat/world.ts";
 
 export interface RocketChatHuman {
@@ -41,6 +50,10 @@ export interface RocketChatSimulator {
   /** A user with the `bot` role (alias and avatar allowed), unless `bot: false`. */
   createBot(username: string, password: string, options?: { bot?: boolean }): RcUser;
   createUser(username: string): RocketChatHuman;
+  /** An incoming webhook posting as `postAs` (to `channel` unless a call names another); returns its URL. */
+  createIncomingWebhook(setup: IncomingWebhookSetup): string;
+  /** An outgoing webhook calling `url` for each message in its room; what each call got back is in the inbox. */
+  createOutgoingWebhook(setup: OutgoingWebhookSetup): Inbox<OutgoingWebhookCall>;
   /** A public channel ("c") or private group ("p") with these members; returns its id. */
   createRoom(name: string, members: RcUser[], type?: "c" | "p"): string;
   /** The room's messages, oldest first (deleted ones gone). */
@@ -60,6 +73,7 @@ export interface RocketChatSimulator {
 export async function startRocketChatSimulator(teardown: Teardown): Promise<RocketChatSimulator> {
   const world = new RocketChatWorld();
   const ddp = new DdpSessions(world);
+  const webhooks = new RocketChatWebhooks(world);
   const sent = new Inbox<RocketChatBotAction>();
   const requests: string[] = [];
   const unhandled: string[] = [];
@@ -77,10 +91,12 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
     posted(message) {
       record("post", message);
       ddp.messageChanged(message);
+      webhooks.messageSaved(message);
     },
     edited(message) {
       record("edit", message);
       ddp.messageChanged(message);
+      webhooks.messageSaved(message);
     },
     deleted(room, message) {
       record("delete", message);
@@ -107,8 +123,32 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
     return answer;
   }
 
+  /** Reads a JSON body; undefined when it is not JSON. */
+  async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (chunks.length === 0) return {};
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function answer(req: IncomingMessage, url: URL): Promise<RestAnswer> {
     const path = url.pathname;
+    if (path.startsWith("/hooks/") && req.method === "POST") {
+      const limited = rateLimited(path);
+      if (limited) return limited;
+      const input = await jsonBody(req);
+      if (input === undefined) return failure("Invalid JSON body", "error-invalid-body");
+      return webhooks.incoming(path, input, (_room, message) => {
+        // The integration's post, whoever its "Post as" user is.
+        sent.push({ kind: "post", room: roomName(message.rid), message: structuredClone(message) });
+        ddp.messageChanged(message);
+        webhooks.messageSaved(message);
+      });
+    }
     const name = path.startsWith("/api/v1/") ? path.slice("/api/v1".length) : "";
     const candidates = routes.filter((r) => r.path === name);
     const route = candidates.find((r) => r.method === req.method);
@@ -161,6 +201,7 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
     upgrades.handleUpgrade(req, socket, head, (ws) => ddp.accept(ws));
   });
   const port = await listenOnLoopback(server);
+  webhooks.siteUrl = `http://127.0.0.1:${port}`;
   const close = closeOnce(server, () => {
     ddp.drop();
     upgrades.close();
@@ -205,6 +246,7 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
           const at = world.now();
           Object.assign(message, { msg: text, editedAt: at, _updatedAt: at, editedBy: { _id: user._id, username } });
           ddp.messageChanged(message);
+          webhooks.messageSaved(message);
         },
         delete(id) {
           const { message, room } = own(id);
@@ -224,6 +266,8 @@ export async function startRocketChatSimulator(teardown: Teardown): Promise<Rock
         },
       };
     },
+    createIncomingWebhook: (setup) => `http://127.0.0.1:${port}${webhooks.addIncoming(setup)}`,
+    createOutgoingWebhook: (setup) => webhooks.addOutgoing(setup),
     createRoom: (name, members, type = "c") =>
       world.addRoom(
         name,

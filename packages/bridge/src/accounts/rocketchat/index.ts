@@ -1,22 +1,26 @@
-// The `rocketchat` protocol: a Rocket.Chat bot user on the REST API (sending) and the DDP realtime API (receiving).
+// The `rocketchat` protocol: a Rocket.Chat bot user on the REST API (sending) and the DDP realtime API (receiving),
+// or Matterbridge's webhook mode (an incoming webhook sends, an outgoing webhook's calls receive), or one of each.
 import { defineProtocol } from "../../config/descriptor.ts";
 import { ROCKETCHAT_KEYS } from "./keys.ts";
+import { modeProblems } from "./modes.ts";
 import { RocketChatConnection, serverUrl } from "./rocketchat-connection.ts";
 
 export const rocketchatProtocol = defineProtocol({
   name: "rocketchat",
   keys: ROCKETCHAT_KEYS,
-  // The webhook mode is Matterbridge's fallback for servers without a bot user; the API mode does all it did.
-  unsupportedKeys: ["WebhookURL", "WebhookBindAddress", "Debug"],
+  unsupportedKeys: ["Debug"],
   validate(settings) {
+    const problems = modeProblems(settings);
+    // Without a login Server is optional (avatars' links); an empty one is named by modeProblems when needed.
+    if (settings.Server.trim() === "") return problems;
     let url: URL | undefined;
     try {
       url = new URL(serverUrl(settings.Server, settings.NoTLS));
     } catch {}
     if (url === undefined || url.hostname === "") {
-      return [`Server must be a URL such as "https://chat.example.org" (got ${JSON.stringify(settings.Server)})`];
+      problems.push(`Server must be a URL such as "https://chat.example.org" (got ${JSON.stringify(settings.Server)})`);
     }
-    return [];
+    return problems;
   },
   create: (account, context) => new RocketChatConnection(account, context),
 });

@@ -28,10 +28,17 @@ export function outboundText(delivery: Delivery, settings: OutboundSettings): st
   return fitText(text, { limit: ROCKETCHAT_MAX_TEXT }, { clipped: settings.MessageClipped })[0] ?? "";
 }
 
-/** alias and avatar: who the message shows as (none with PrefixMessagesWithNick). */
-export function postedAs(delivery: Delivery, settings: OutboundSettings): { alias?: string; avatar?: string } {
+/**
+ * alias and avatar: who the message shows as (none with PrefixMessagesWithNick). An avatar written as an emoji
+ * (":ghost:") is Rocket.Chat's `emoji` instead.
+ */
+export function postedAs(
+  delivery: Delivery,
+  settings: OutboundSettings,
+): { alias?: string; avatar?: string; emoji?: string } {
   if (settings.PrefixMessagesWithNick) return {};
   const alias = delivery.message.username.trim();
   const avatar = delivery.message.avatar;
-  return { ...(alias !== "" ? { alias } : {}), ...(/^https?:\/\//i.test(avatar) ? { avatar } : {}) };
+  const picture = /^https?:\/\//i.test(avatar) ? { avatar } : /^:[\w+-]+:$/.test(avatar) ? { emoji: avatar } : {};
+  return { ...(alias !== "" ? { alias } : {}), ...picture };
 }

@@ -2,7 +2,8 @@
 // realtime socket, logging in there with that token; join() finds each room by name (joining a public channel) and
 // subscribes to its messages and deletions. After a reconnect each room reads back what changed since the newest
 // change seen (chat.syncMessages: new, edited and deleted messages) before its live events, so nothing said while
-// away is lost and nothing is relayed twice.
+// away is lost and nothing is relayed twice. In the webhook mode (modes.ts) an incoming webhook posts instead of
+// the REST API, and/or the calls of an outgoing webhook are read instead of the realtime API.
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
@@ -24,9 +25,13 @@ import { type Json, RocketChatApi } from "./api.ts";
 import { DdpClient } from "./ddp.ts";
 import { credentialsFailure, isApiError, SEND_FAILURES } from "./errors.ts";
 import { interpret } from "./inbound.ts";
+import { IncomingWebhook } from "./incoming-webhook.ts";
 import type { ROCKETCHAT_KEYS } from "./keys.ts";
 import { type RcMessage, readChange, readMessage } from "./message-shape.ts";
+import { modesOf, type RocketChatModes } from "./modes.ts";
 import { outboundText, postedAs } from "./outbound.ts";
+import type { OutgoingCall } from "./outgoing-payload.ts";
+import { OutgoingWebhookListener } from "./outgoing-webhook-listener.ts";
 
 type Settings = AccountConfig<typeof ROCKETCHAT_KEYS>["settings"];
 
@@ -46,6 +51,11 @@ export class RocketChatConnection implements Connection {
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
   readonly #baseUrl: string;
+  readonly #modes: RocketChatModes;
+  readonly #listener: OutgoingWebhookListener | undefined;
+  #hook: IncomingWebhook | undefined;
+  /** Thread roots of messages read from the outgoing webhook: a reply to a reply goes to the root's thread. */
+  readonly #threadRoots = new Map<string, string>();
   #api: RocketChatApi | undefined;
   #ddp: DdpClient | undefined;
   #userId = "";
@@ -67,10 +77,27 @@ export class RocketChatConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#malformed = new MalformedEvents(context.logger);
-    this.#baseUrl = serverUrl(config.settings.Server, config.settings.NoTLS);
+    this.#baseUrl =
+      config.settings.Server.trim() === "" ? "" : serverUrl(config.settings.Server, config.settings.NoTLS);
+    this.#modes = modesOf(config.settings);
+    const { WebhookBindAddress, Token } = config.settings;
+    this.#listener =
+      this.#modes.receive === "webhook"
+        ? new OutgoingWebhookListener(context.id, WebhookBindAddress, Token, context.logger)
+        : undefined;
   }
 
   async connect(): Promise<void> {
+    const settings = this.#settings;
+    if (this.#modes.send === "webhook") this.#hook = new IncomingWebhook(settings.WebhookURL, settings.SkipTLSVerify);
+    if (this.#modes.send === "none") {
+      this.#logger.warn("receives only: messages for Rocket.Chat are dropped (set WebhookURL, or Login and Password)");
+    }
+    if (this.#modes.login) await this.#logIn();
+    await this.#listener?.start((call) => this.#onCall(call));
+  }
+
+  async #logIn(): Promise<void> {
     const settings = this.#settings;
     const api = new RocketChatApi(this.#baseUrl, settings.SkipTLSVerify);
     let username: string;
@@ -83,6 +110,10 @@ export class RocketChatConnection implements Connection {
       throw credentialsFailure(error) ?? describeFailure(error, `connecting to ${this.#baseUrl}`);
     }
     this.#api = api;
+    if (this.#modes.receive !== "realtime") {
+      this.#logger.info({ user: username }, `logged in to Rocket.Chat at ${this.#baseUrl} as ${username} (sending)`);
+      return;
+    }
     const ddp = new DdpClient(`${this.#baseUrl.replace(/^http/i, "ws")}/websocket`, !settings.SkipTLSVerify);
     this.#ddp = ddp;
     try {
@@ -102,8 +133,10 @@ export class RocketChatConnection implements Connection {
   }
 
   async join(request: JoinRequest): Promise<void> {
+    // The webhooks name rooms themselves: only the APIs need a room's id.
+    if (!this.#modes.login) return;
     const api = this.#liveApi();
-    const ddp = this.#ddp as DdpClient;
+    const ddp = this.#ddp;
     const name = request.channel.replace(/^#/, "");
     let roomId: string;
     try {
@@ -121,6 +154,7 @@ export class RocketChatConnection implements Connection {
     }
     this.#ids.set(request.channel, roomId);
     this.#names.set(roomId, request.channel);
+    if (ddp === undefined) return;
     const since = this.#lastSeen.get(roomId);
     if (since !== undefined) this.#held.set(roomId, []);
     try {
@@ -135,10 +169,16 @@ export class RocketChatConnection implements Connection {
   }
 
   send(delivery: Delivery): Promise<string> {
-    return guardedSend(() => this.#send(delivery), this.#context, SEND_FAILURES);
+    if (this.#modes.send === "none") return Promise.resolve("");
+    const send = this.#modes.send === "webhook" ? () => this.#sendByHook(delivery) : () => this.#send(delivery);
+    return guardedSend(send, this.#context, SEND_FAILURES);
   }
 
   async disconnect(): Promise<void> {
+    await this.#listener?.close();
+    const hook = this.#hook;
+    this.#hook = undefined;
+    await hook?.close();
     const ddp = this.#ddp;
     this.#ddp = undefined;
     ddp?.close();
@@ -210,17 +250,68 @@ export class RocketChatConnection implements Connection {
       .catch((error: unknown) => this.#malformed.skip("a Rocket.Chat message", undefined, error));
   }
 
-  async #handle(message: RcMessage): Promise<void> {
-    const channel = this.#names.get(message.roomId);
+  async #handle(message: RcMessage, called?: { channel: string; siteUrl: string }): Promise<void> {
+    const channel = called?.channel ?? this.#names.get(message.roomId);
     if (channel === undefined) return;
     // An echo of a message still being posted comes before the answer with its id.
     await this.#own.settled(message.roomId);
-    if (message.userId === this.#userId || this.#own.has(message.id)) return;
+    if (this.#isOwn(message)) return;
     const inbound = interpret(message, this.#baseUrl, this.#settings.EditDisable);
+    const server = this.#baseUrl || called?.siteUrl || "";
     const avatar =
-      message.avatar || (message.username ? `${this.#baseUrl}/avatar/${encodeURIComponent(message.username)}` : "");
+      message.avatar ||
+      (message.username && server !== "" ? `${server}/avatar/${encodeURIComponent(message.username)}` : "");
     const shown = inbound.kind === "text" && inbound.event !== Events.joinLeave ? avatar : "";
     relayChange(this.#context, inbound, channel, this.#settings.EditSuffix, { avatar: shown });
+  }
+
+  /** The bridge's own messages: by the bot user, posted by this account, or by Nick (the incoming webhook's user). */
+  #isOwn(message: RcMessage): boolean {
+    if (this.#userId !== "" && message.userId === this.#userId) return true;
+    const nick = this.#settings.Nick.trim();
+    return this.#own.has(message.id) || (nick !== "" && message.username === nick);
+  }
+
+  /** A call of the outgoing webhook: relayed when it is from a bridged room (it may be set up for every room). */
+  #onCall(call: OutgoingCall): void {
+    const channel = this.#context.memberships.find((m) => m.channel.replace(/^#/, "") === call.channelName)?.channel;
+    if (channel === undefined) return;
+    const { message } = call;
+    if (message.id !== "" && message.threadId !== "") {
+      this.#threadRoots.set(message.id, message.threadId);
+      if (this.#threadRoots.size > SEEN_KEPT) this.#threadRoots.delete(this.#threadRoots.keys().next().value as string);
+    }
+    this.#enqueue(() => this.#handle(message, { channel, siteUrl: call.siteUrl }));
+  }
+
+  /**
+   * Through the incoming webhook: Rocket.Chat answers no id, so the copy cannot be edited or deleted later (an edit
+   * whose copy has no id comes as a new message, as in Matterbridge; a delete of it never comes).
+   */
+  async #sendByHook(delivery: Delivery): Promise<string> {
+    const hook = this.#hook;
+    if (hook === undefined) throw new Error("not connected");
+    const post = async (text: string) => {
+      const tmid = await this.#hookThreadOf(delivery.message.parent_id);
+      const as = postedAs(delivery, this.#settings);
+      await hook.post({ text, channel: delivery.channel, ...as, ...(tmid ? { tmid } : {}) });
+      return "";
+    };
+    return sendBySteps(delivery.message, {
+      shows: showsAllButTyping,
+      text: () => outboundText(delivery, this.#settings),
+      remove: async () => {},
+      alreadyGone: () => true,
+      edit: (_id, text) => post(text),
+      post,
+    });
+  }
+
+  /** A reply's thread for the incoming webhook: found with the API when logged in, else from what was read. */
+  async #hookThreadOf(parentId: string): Promise<string> {
+    if (parentId === "" || parentId === PARENT_NOT_FOUND) return "";
+    if (this.#api !== undefined) return this.#threadOf(this.#api, parentId);
+    return this.#threadRoots.get(parentId) ?? parentId;
   }
 
   async #send(delivery: Delivery): Promise<string> {
@@ -255,7 +346,8 @@ export class RocketChatConnection implements Connection {
   }
 
   #liveApi(): RocketChatApi {
-    if (this.#api === undefined || this.#ddp === undefined) throw new Error("not connected");
+    const realtimeDown = this.#modes.receive === "realtime" && this.#ddp === undefined;
+    if (this.#api === undefined || realtimeDown) throw new Error("not connected");
     return this.#api;
   }
 }

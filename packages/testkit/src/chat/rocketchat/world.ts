@@ -20,6 +20,9 @@ export interface RcMessage {
   u: { _id: string; username: string; name: string };
   alias?: string;
   avatar?: string;
+  emoji?: string;
+  /** Set on messages an integration posted (an incoming webhook). */
+  bot?: { i: string };
   tmid?: string;
   t?: string;
   editedAt?: Date;
