@@ -25,13 +25,13 @@ import { type Json, RocketChatApi } from "./api.ts";
 import { DdpClient } from "./ddp.ts";
 import { credentialsFailure, isApiError, SEND_FAILURES } from "./errors.ts";
 import { interpret } from "./inbound.ts";
-import { IncomingWebhook } from "./incoming-webhook.ts";
 import type { ROCKETCHAT_KEYS } from "./keys.ts";
 import { type RcMessage, readChange, readMessage } from "./message-shape.ts";
 import { modesOf, type RocketChatModes } from "./modes.ts";
 import { outboundText, postedAs } from "./outbound.ts";
 import type { OutgoingCall } from "./outgoing-payload.ts";
 import { OutgoingWebhookListener } from "./outgoing-webhook-listener.ts";
+import { WebhookSender } from "./webhook-sender.ts";
 
 type Settings = AccountConfig<typeof ROCKETCHAT_KEYS>["settings"];
 
@@ -53,9 +53,7 @@ export class RocketChatConnection implements Connection {
   readonly #baseUrl: string;
   readonly #modes: RocketChatModes;
   readonly #listener: OutgoingWebhookListener | undefined;
-  #hook: IncomingWebhook | undefined;
-  /** Thread roots of messages read from the outgoing webhook: a reply to a reply goes to the root's thread. */
-  readonly #threadRoots = new Map<string, string>();
+  readonly #webhook: WebhookSender | undefined;
   #api: RocketChatApi | undefined;
   #ddp: DdpClient | undefined;
   #userId = "";
@@ -80,7 +78,9 @@ export class RocketChatConnection implements Connection {
     this.#baseUrl =
       config.settings.Server.trim() === "" ? "" : serverUrl(config.settings.Server, config.settings.NoTLS);
     this.#modes = modesOf(config.settings);
-    const { WebhookBindAddress, Token } = config.settings;
+    const { WebhookBindAddress, Token, WebhookURL, SkipTLSVerify } = config.settings;
+    this.#webhook =
+      this.#modes.send === "webhook" ? new WebhookSender(WebhookURL, SkipTLSVerify, config.settings) : undefined;
     this.#listener =
       this.#modes.receive === "webhook"
         ? new OutgoingWebhookListener(context.id, WebhookBindAddress, Token, context.logger)
@@ -88,8 +88,7 @@ export class RocketChatConnection implements Connection {
   }
 
   async connect(): Promise<void> {
-    const settings = this.#settings;
-    if (this.#modes.send === "webhook") this.#hook = new IncomingWebhook(settings.WebhookURL, settings.SkipTLSVerify);
+    this.#webhook?.open();
     if (this.#modes.send === "none") {
       this.#logger.warn("receives only: messages for Rocket.Chat are dropped (set WebhookURL, or Login and Password)");
     }
@@ -170,15 +169,17 @@ export class RocketChatConnection implements Connection {
 
   send(delivery: Delivery): Promise<string> {
     if (this.#modes.send === "none") return Promise.resolve("");
-    const send = this.#modes.send === "webhook" ? () => this.#sendByHook(delivery) : () => this.#send(delivery);
+    const webhook = this.#webhook;
+    const threadOf = (parentId: string) => this.#threadOf(this.#liveApi(), parentId);
+    const send = webhook
+      ? () => webhook.send(delivery, this.#api !== undefined ? threadOf : undefined)
+      : () => this.#send(delivery);
     return guardedSend(send, this.#context, SEND_FAILURES);
   }
 
   async disconnect(): Promise<void> {
     await this.#listener?.close();
-    const hook = this.#hook;
-    this.#hook = undefined;
-    await hook?.close();
+    await this.#webhook?.close();
     const ddp = this.#ddp;
     this.#ddp = undefined;
     ddp?.close();
@@ -277,41 +278,8 @@ export class RocketChatConnection implements Connection {
     const channel = this.#context.memberships.find((m) => m.channel.replace(/^#/, "") === call.channelName)?.channel;
     if (channel === undefined) return;
     const { message } = call;
-    if (message.id !== "" && message.threadId !== "") {
-      this.#threadRoots.set(message.id, message.threadId);
-      if (this.#threadRoots.size > SEEN_KEPT) this.#threadRoots.delete(this.#threadRoots.keys().next().value as string);
-    }
+    this.#webhook?.remember(message);
     this.#enqueue(() => this.#handle(message, { channel, siteUrl: call.siteUrl }));
-  }
-
-  /**
-   * Through the incoming webhook: Rocket.Chat answers no id, so the copy cannot be edited or deleted later (an edit
-   * whose copy has no id comes as a new message, as in Matterbridge; a delete of it never comes).
-   */
-  async #sendByHook(delivery: Delivery): Promise<string> {
-    const hook = this.#hook;
-    if (hook === undefined) throw new Error("not connected");
-    const post = async (text: string) => {
-      const tmid = await this.#hookThreadOf(delivery.message.parent_id);
-      const as = postedAs(delivery, this.#settings);
-      await hook.post({ text, channel: delivery.channel, ...as, ...(tmid ? { tmid } : {}) });
-      return "";
-    };
-    return sendBySteps(delivery.message, {
-      shows: showsAllButTyping,
-      text: () => outboundText(delivery, this.#settings),
-      remove: async () => {},
-      alreadyGone: () => true,
-      edit: (_id, text) => post(text),
-      post,
-    });
-  }
-
-  /** A reply's thread for the incoming webhook: found with the API when logged in, else from what was read. */
-  async #hookThreadOf(parentId: string): Promise<string> {
-    if (parentId === "" || parentId === PARENT_NOT_FOUND) return "";
-    if (this.#api !== undefined) return this.#threadOf(this.#api, parentId);
-    return this.#threadRoots.get(parentId) ?? parentId;
   }
 
   async #send(delivery: Delivery): Promise<string> {
