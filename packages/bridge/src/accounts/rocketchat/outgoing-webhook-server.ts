@@ -9,7 +9,7 @@ import { answerOnSocket, describeClientError, errorBody } from "../../http/raw-a
 import { type OutgoingCall, readOutgoingCall } from "./outgoing-payload.ts";
 
 /** An outgoing webhook call carries one message (Rocket.Chat's default maximum is 5,000 characters). */
-export const MAX_CALL_BYTES = 256 * 1024;
+const MAX_CALL_BYTES = 256 * 1024;
 const LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 5_000, maxConnections: 64 };
 const JSON_TYPE = "application/json; charset=utf-8";
 
