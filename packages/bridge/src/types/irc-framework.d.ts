@@ -171,7 +171,8 @@ declare module "irc-framework" {
       connected: boolean;
       end(data?: string, hadError?: boolean): void;
       /** Writes one line (without its CRLF) to the socket: every line the client sends passes here. */
-      write(line: string, callback?: () => void): boolean;
+      /** Undefined once handed to the socket; false when not connected (the callback then runs at once). */
+      write(line: string, callback?: (error?: Error | null) => void): boolean | undefined;
     };
     removeAllListeners(event?: string): this;
     connect(options?: ClientOptions): void;

@@ -308,10 +308,8 @@ export class IrcConnection implements Connection {
     if (lines.length - start <= 0) return "";
     const client = this.#liveClient();
     if (this.#twitch) return this.#sendLines(client, delivery, lines, start);
-    if (lines.length - start === 1) {
-      this.#write(client, delivery.channel, lines[start] as IrcLine);
-      return "";
-    }
+    if (lines.length - start === 1)
+      return this.#write(client, delivery.channel, lines[start] as IrcLine).then(() => "");
     return this.#sendLines(client, delivery, lines, start);
   }
 
@@ -324,7 +322,7 @@ export class IrcConnection implements Connection {
         this.#progress.set(delivery, index);
         throw new Error("disconnected while sending a multi-line message");
       }
-      this.#write(
+      await this.#write(
         client,
         delivery.channel,
         lines[index] as IrcLine,
@@ -341,10 +339,24 @@ export class IrcConnection implements Connection {
     return client;
   }
 
-  #write(client: Client, channel: string, line: IrcLine, replyTo?: string): void {
+  /**
+   * Writes one line; resolves once the socket has taken it (handed to the kernel, which delivers it even if this
+   * process dies next), so that a line still in Node's own buffer at a crash is not counted as sent and stays queued.
+   */
+  #write(client: Client, channel: string, line: IrcLine, replyTo?: string): Promise<void> {
     const command = [line.command, this.#wire.encode(channel), this.#wire.encode(line.text)];
-    if (replyTo === undefined) client.raw(...command);
-    else client.raw(`@reply-parent-msg-id=${replyTo}`, ...command);
+    const raw =
+      replyTo === undefined
+        ? client.rawString(...command)
+        : client.rawString(`@reply-parent-msg-id=${replyTo}`, ...command);
+    return new Promise((resolve, reject) => {
+      const taken = client.connection.write(raw, (error) => {
+        if (error) reject(error);
+        // irc-framework's write answers false (and calls back at once) when the client is not connected.
+        else if (taken === false) reject(new Error("not connected"));
+        else resolve();
+      });
+    });
   }
 
   /** Waits until Twitch's window has room for one more message (the core's MessageDelay pacing comes on top). */
