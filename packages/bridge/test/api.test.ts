@@ -1,6 +1,7 @@
 // The api account over real HTTP: every endpoint, the ring, stream and websocket fan-out, errors and auth.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { waitUntil } from "@switchboard/testkit";
 import { useFourAccounts } from "./four-accounts.ts";
 import { http, KEYS, openStream, openWebsocket, post, readMessages, TIMESTAMP } from "./helpers.ts";
 
@@ -177,7 +178,15 @@ describe("api account", () => {
       ],
     };
     assert.deepEqual(JSON.parse(answer.body).Extra, expected);
-    const [got] = await readMessages(url("b"));
+    // A message with files reaches the other accounts once its files are ready (written to a local file): a moment later.
+    let got: Awaited<ReturnType<typeof readMessages>>[number] | undefined;
+    await waitUntil(
+      async () => {
+        got = (await readMessages(url("b")))[0];
+        return got !== undefined;
+      },
+      { what: "the message with its file on account b" },
+    );
     assert.deepEqual(got?.Extra, expected);
     assert.deepEqual(Object.keys(got?.Extra?.["file"]?.[0] ?? {}), [
       "Name",

@@ -13,9 +13,14 @@ const { version } = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "
 
 describe("the packed bridge package", () => {
   let pkg: InstalledPackage;
-  before(async () => {
-    pkg = await installPacked(PACKAGE_DIR);
-  });
+  // npm install builds better-sqlite3's native module from source here (no prebuilt download): minutes on a busy
+  // machine, longer than the runner's default per-test bound.
+  before(
+    async () => {
+      pkg = await installPacked(PACKAGE_DIR, { timeoutMs: 540_000 });
+    },
+    { timeout: 600_000 },
+  );
   after(() => pkg?.remove());
 
   it("ships the bin and the compiled output only (no TypeScript, no tests) and installs no development tool", () => {

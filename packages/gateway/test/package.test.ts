@@ -13,9 +13,13 @@ const { version } = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "
 
 describe("the packed gateway package", () => {
   let pkg: InstalledPackage;
-  before(async () => {
-    pkg = await installPacked(PACKAGE_DIR);
-  });
+  // Packing and installing can take minutes on a busy machine, longer than the runner's default per-test bound.
+  before(
+    async () => {
+      pkg = await installPacked(PACKAGE_DIR, { timeoutMs: 540_000 });
+    },
+    { timeout: 600_000 },
+  );
   after(() => pkg?.remove());
 
   it("ships the bin, the compiled output and the dashboard's files only, and installs no development tool", () => {
