@@ -8,9 +8,10 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { buildPackages } from "./build.mjs";
-import { ensureDependencies, root } from "./ensure-deps.mjs";
+import { ensureDependencies, ensureNativeAddons, root } from "./ensure-deps.mjs";
 
 ensureDependencies();
+ensureNativeAddons();
 await buildPackages({ ifStale: true });
 
 // Where examples/gateway.toml's backend "local-ollama" points.

@@ -8,12 +8,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildPackages } from "./build.mjs";
-import { ensureDependencies, root } from "./ensure-deps.mjs";
+import { ensureDependencies, ensureNativeAddons, root } from "./ensure-deps.mjs";
 import { ensureSystemPackages } from "./ensure-system-packages.mjs";
 
 // First, also with a filter: a test must never fail on a server that is not installed.
 if (!ensureSystemPackages()) process.exit(1);
 ensureDependencies();
+ensureNativeAddons();
 await buildPackages({ ifStale: true });
 
 function run(label, command, args, env = process.env) {
@@ -82,7 +83,9 @@ run(
     "tsx",
     "--test",
     `--test-concurrency=${concurrency}`,
-    "--test-timeout=120000",
+    // Per test file and per test: the packed-install tests build better-sqlite3 from source (no prebuilt binaries
+    // here), which with CI's load takes over two minutes.
+    "--test-timeout=300000",
     "--test-reporter=spec",
     ...files,
   ],

@@ -1,4 +1,4 @@
-// SerialWorker (threads/serial-worker.ts): jobs answered in order, one reply per loop turn or several posted ahead,
+// SerialWorker (threads/serial-worker.ts): jobs answered in order, at most `inFlight` posted ahead of their replies,
 // and every unanswered job failed when the worker dies.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -11,26 +11,6 @@ const { parentPort } = require("node:worker_threads");
 parentPort.on("message", (n) => { if (n === "exit") process.exit(3); parentPort.postMessage(n * 2); });
 `;
 const doubler = () => new Worker(DOUBLER, { eval: true });
-
-function busyFor(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
-
-/** Loop turns seen while `work` runs (a setImmediate chain). */
-async function turnsDuring<T>(work: Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const result = await work;
-  running = false;
-  return { result, turns };
-}
 
 describe("SerialWorker", () => {
   for (const inFlight of [1, 8]) {
@@ -48,33 +28,40 @@ describe("SerialWorker", () => {
     });
   }
 
-  /** Loop turns it takes to take in the replies to 32 jobs the worker had time to answer all at once. */
-  async function turnsForBurst(inFlight: number): Promise<number> {
-    const worker = new SerialWorker<number>(doubler, inFlight);
+  /** The most jobs the worker was given ahead of their replies while it answered a burst of 32. */
+  async function mostAhead(inFlight: number): Promise<number> {
+    let ahead = 0;
+    let most = 0;
+    const counted = () => {
+      const thread = doubler();
+      const post = thread.postMessage.bind(thread);
+      thread.postMessage = (message: unknown, transfer?: never) => {
+        most = Math.max(most, ++ahead);
+        post(message, transfer);
+      };
+      thread.on("message", () => ahead--);
+      return thread;
+    };
+    const worker = new SerialWorker<number>(counted, inFlight);
     try {
-      await worker.run(0); // the thread started
       const jobs = Array.from({ length: 32 }, (_, i) => i);
-      const replies = Promise.all(jobs.map((n) => worker.run(n)));
-      busyFor(200); // the worker answers every job it was given meanwhile
-      const { result, turns } = await turnsDuring(replies);
       assert.deepEqual(
-        result,
+        await Promise.all(jobs.map((n) => worker.run(n))),
         jobs.map((n) => n * 2),
       );
-      return turns;
+      return most;
     } finally {
       await worker.close();
     }
   }
 
   it("with one in flight, never has two replies waiting: a large reply is taken in alone", async () => {
-    const turns = await turnsForBurst(1);
-    assert.ok(turns >= 16, `${turns} turns for 32 jobs`);
+    assert.equal(await mostAhead(1), 1);
   });
 
   it("with more in flight, posts jobs ahead: replies that are ready are taken in together", async () => {
-    const turns = await turnsForBurst(32);
-    assert.ok(turns <= 3, `${turns} turns for 32 jobs`);
+    const most = await mostAhead(32);
+    assert.ok(most > 1 && most <= 32, `${most} jobs ahead`);
   });
 
   it("fails the jobs the worker had and the waiting ones when it dies, then starts a new one", async () => {
