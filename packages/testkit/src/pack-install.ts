@@ -3,7 +3,7 @@
 // needs at run time, and that nothing dev-only (tsx, the testkit) is needed to run it.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { runToExit } from "./run-to-exit.ts";
 
 /** Tools only the repository needs (building, testing); an installed service must pull in none of them. */
@@ -60,6 +60,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
     if (key.startsWith("npm_") && key !== "npm_config_cache" && key !== "npm_config_registry") continue;
     env[key] = value;
   }
+  // Native addons (better-sqlite3) are built against the headers of the Node running the test, not the machine's
+  // default Node's (CI runs the tests on two Nodes).
+  env.npm_config_nodedir = resolve(dirname(process.execPath), "..");
   return env;
 }
 

@@ -9,6 +9,15 @@ import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, Unr
 
 const SCHEMA_VERSION = 1;
 
+/**
+ * better-sqlite3 12 (the last line that runs on Node 20) aborts the process on Node 24 when one of its Database or
+ * Statement wrappers is garbage-collected while no V8 context is entered (node::RemoveEnvironmentCleanupHook asserts;
+ * 13.x fixes it but needs Node 22). So no wrapper is ever left for the collector: pragmas go through exec (no
+ * Statement), and every database and statement stays reachable until the process exits — one of each per state file,
+ * and a bridge opens one.
+ */
+const KEPT_FOR_THE_PROCESS: object[] = [];
+
 /** Id-map entries older than this are forgotten (an edit of a message older than that becomes a new message). */
 const ID_MAP_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** The id map is pruned (age and count) once per this many new entries, and at start-up. */
@@ -80,14 +89,16 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
     checked.confirm();
     // One bridge per file: the write lock taken below is kept until the file is closed (a second bridge started on
     // the same file would replay the first one's queues).
-    db.pragma("locking_mode = EXCLUSIVE");
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
+    KEPT_FOR_THE_PROCESS.push(db);
+    db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
     db.exec("BEGIN IMMEDIATE; COMMIT;");
     db.exec(SCHEMA);
-    const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'version'").get();
+    const readVersion = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'version'");
+    const writeVersion = db.prepare("INSERT INTO meta (name, value) VALUES ('version', ?)");
+    KEPT_FOR_THE_PROCESS.push(readVersion, writeVersion);
+    const version = readVersion.get();
     if (version === undefined) {
-      db.prepare("INSERT INTO meta (name, value) VALUES ('version', ?)").run(String(SCHEMA_VERSION));
+      writeVersion.run(String(SCHEMA_VERSION));
     } else if (Number(version.value) !== SCHEMA_VERSION) {
       throw new StateFileError(
         `state file ${path}: written by another version of the bridge (schema ${version.value}, this one reads ${SCHEMA_VERSION}); move it aside to start afresh`,
@@ -103,7 +114,9 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
     }
     throw new StateFileError(`state file ${path}: cannot be opened as a SQLite database (${reason})`);
   }
-  return new SqliteStateStore(db, prepare(db), path, options.idMapSize);
+  const statements = prepare(db);
+  KEPT_FOR_THE_PROCESS.push(statements);
+  return new SqliteStateStore(db, statements, path, options.idMapSize);
 }
 
 class SqliteStateStore implements StateStore {
