@@ -3,7 +3,8 @@
 // MediaDownloadSize bytes or fails with a DownloadError, quickly, leaving no file behind; credentials never follow a
 // redirect to another host.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { DownloadError, download } from "../src/core/files/download.ts";
-import { mediaServerName } from "../src/core/files/media-server.ts";
+import { mediaServerName, storeOnMediaServer } from "../src/core/files/media-server.ts";
 
 const LIMITS = { maxBytes: 1000, maxRedirects: 3, headersTimeoutMs: 2000, idleTimeoutMs: 300, deadlineMs: 3000 };
 
@@ -152,5 +153,37 @@ describe("file download", () => {
         assert.match(mediaServerName(name), /^[A-Za-z0-9_]+(\.[A-Za-z0-9]{1,16})?$/);
       }),
     );
+  });
+
+  it("stores into MediaDownloadPath without writing through a planted link", async () => {
+    const root = mkdtempSync(join(tmpdir(), "media-links-"));
+    try {
+      const source = join(root, "upload.bin");
+      writeFileSync(source, "picture bytes");
+      const media = join(root, "media");
+      const settings = { upload: "", downloadPath: media, download: "https://media.example" };
+      const first = await storeOnMediaServer(source, "a.png", settings);
+      assert.equal(readFileSync(join(media, first.sha, "a.png"), "utf8"), "picture bytes");
+      // Stored again (the same file twice): the file already there is the file.
+      assert.deepEqual(await storeOnMediaServer(source, "a.png", settings), first);
+
+      // A link planted where the next file goes: its target is never written.
+      const victim = join(root, "victim");
+      writeFileSync(victim, "keep me");
+      symlinkSync(victim, join(media, first.sha, "b.png"));
+      await assert.rejects(storeOnMediaServer(source, "b.png", settings));
+      assert.equal(readFileSync(victim, "utf8"), "keep me");
+
+      // A folder that is a link to elsewhere is refused.
+      writeFileSync(source, "other bytes");
+      const elsewhere = join(root, "elsewhere");
+      mkdirSync(elsewhere);
+      const sha = createHash("sha1").update("other bytes").digest("hex").slice(0, 8);
+      symlinkSync(elsewhere, join(media, sha));
+      await assert.rejects(storeOnMediaServer(source, "c.png", settings), /not a folder/);
+      assert.equal(existsSync(join(elsewhere, "c.png")), false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

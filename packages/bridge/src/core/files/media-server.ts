@@ -3,8 +3,8 @@
 // The name is Matterbridge's: every run of characters other than [a-zA-Z0-9] in it becomes "_", the extension kept
 // (here only when it is a plain one, so no path or odd character can come from another platform).
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { copyFile, mkdir } from "node:fs/promises";
+import { constants, createReadStream } from "node:fs";
+import { copyFile, lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { request } from "undici";
@@ -56,9 +56,23 @@ export async function storeOnMediaServer(
     await response.body.dump();
     if (response.statusCode >= 300) throw new Error(`MediaServerUpload answered HTTP ${response.statusCode}`);
   } else {
-    const folder = join(settings.downloadPath, sha);
-    await mkdir(folder, { recursive: true });
-    await copyFile(path, join(folder, safeName));
+    await storeInFolder(path, join(settings.downloadPath, sha), safeName);
   }
   return { sha, url: `${settings.download.replace(/\/+$/, "")}/${sha}/${safeName}` };
+}
+
+/**
+ * Copies into `<MediaDownloadPath>/<sha>/<name>` without ever writing through a link someone planted there: the
+ * folder must be a real folder, and the file is created exclusively. The same sha and name is the same content, so a
+ * regular file already there is the file.
+ */
+async function storeInFolder(path: string, folder: string, name: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  if (!(await lstat(folder)).isDirectory()) throw new Error(`${folder} is not a folder (a link?); not stored`);
+  const target = join(folder, name);
+  try {
+    await copyFile(path, target, constants.COPYFILE_EXCL);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !(await lstat(target)).isFile()) throw error;
+  }
 }
