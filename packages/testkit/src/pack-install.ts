@@ -1,9 +1,9 @@
 // Packs a workspace package with `npm pack` and installs the tarball into an empty folder, as a user would, so that a
 // test can run its bin there: this proves the package ships its compiled output and declares every dependency it
 // needs at run time, and that nothing dev-only (tsx, the testkit) is needed to run it.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { runToExit } from "./run-to-exit.ts";
 
 /** Tools only the repository needs (building, testing); an installed service must pull in none of them. */
@@ -76,8 +76,43 @@ async function npm(args: string[], cwd: string, timeoutMs: number): Promise<stri
 }
 
 /**
- * `npm pack` in `packageDir` (its prepack script builds when needed), then `npm install` of the tarball into an
- * empty folder. Dependencies come from npm's cache when it has them (`--prefer-offline`), from the registry otherwise.
+ * The package as its prepack makes it (built; @switchboard/common bundled in its node_modules), in a folder of its
+ * own: packing in place would put that bundled copy where the service's bins, run by other tests meanwhile, resolve
+ * @switchboard/common from.
+ */
+async function stagePackage(packageDir: string, into: string, timeoutMs: number): Promise<string> {
+  const root = join(packageDir, "..", "..");
+  const name = basename(packageDir);
+  const build = await runToExit({
+    command: process.execPath,
+    args: [join(root, "scripts", "build.mjs"), "--if-stale", "common", name],
+    cwd: root,
+    timeoutMs,
+  });
+  if (build.code !== 0) throw new Error(`building ${name} failed:\n${build.stderr}`);
+  const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+    files?: string[];
+    bundleDependencies?: string[];
+  };
+  const stage = join(into, "stage");
+  mkdirSync(stage);
+  for (const entry of ["package.json", ...(manifest.files ?? [])]) {
+    if (!entry.startsWith("!") && existsSync(join(packageDir, entry))) {
+      cpSync(join(packageDir, entry), join(stage, entry), { recursive: true });
+    }
+  }
+  if (manifest.bundleDependencies?.includes("@switchboard/common")) {
+    const common = join(root, "packages", "common");
+    for (const entry of ["package.json", "dist"]) {
+      cpSync(join(common, entry), join(stage, "node_modules", "@switchboard", "common", entry), { recursive: true });
+    }
+  }
+  return stage;
+}
+
+/**
+ * `npm pack` of `packageDir` as its prepack would make it (see stagePackage), then `npm install` of the tarball into
+ * an empty folder. Dependencies come from npm's cache when it has them (`--prefer-offline`), from the registry otherwise.
  */
 export async function installPacked(
   packageDir: string,
@@ -86,7 +121,9 @@ export async function installPacked(
   const timeoutMs = options.timeoutMs ?? 120_000;
   const dir = mkdtempSync(join(tmpdir(), "pack-install-"));
   try {
-    const packed = await npm(["pack", "--json", "--pack-destination", dir], packageDir, timeoutMs);
+    const stage = await stagePackage(packageDir, dir, timeoutMs);
+    const packed = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], stage, timeoutMs);
+    rmSync(stage, { recursive: true, force: true });
     const [report] = JSON.parse(packed.slice(packed.search(/^\[/m))) as {
       filename: string;
       files: { path: string }[];
