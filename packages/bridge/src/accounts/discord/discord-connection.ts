@@ -31,6 +31,7 @@ import type { FileRequest } from "../../core/files/download.ts";
 import type { FileInfo } from "../../core/files/file-info.ts";
 import { Events as BridgeEvents, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { MalformedEvents } from "../malformed-events.ts";
+import { RefusedUploads, refusedFileLine } from "../upload-fallback.ts";
 import { isUnknownMessage, loginError, sendError } from "./errors.ts";
 import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./inbound.ts";
 import type { DISCORD_KEYS } from "./keys.ts";
@@ -38,6 +39,7 @@ import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_US
 import { guardPackets } from "./packet-guard.ts";
 import { makeRequest } from "./rest-request.ts";
 import { stopShardReconnects } from "./shard-reconnect.ts";
+import { uploadRefusal } from "./upload-refusal.ts";
 import { ChannelWebhooks } from "./webhooks.ts";
 
 type Settings = AccountConfig<typeof DISCORD_KEYS>["settings"];
@@ -66,6 +68,9 @@ export class DiscordConnection implements Connection {
   readonly #mentions: ReturnType<typeof allowedMentions>;
   /** Parts of a split message already sent, so a send retried after a 429 does not repeat them. */
   readonly #progress = new WeakMap<Delivery, string[]>();
+  /** Deliveries whose files Discord refused: the link lines sent instead (the message is then posted without files). */
+  readonly #refusedLinks = new WeakMap<Delivery, string[]>();
+  readonly #refusedUploads: RefusedUploads;
   readonly #malformed: MalformedEvents;
 
   constructor(config: AccountConfig<typeof DISCORD_KEYS>, context: ConnectionContext) {
@@ -74,6 +79,7 @@ export class DiscordConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
   }
 
   async connect(): Promise<void> {
@@ -151,8 +157,10 @@ export class DiscordConnection implements Connection {
       return "";
     }
     if (message.event === BridgeEvents.fileDelete) return "";
-    const text = replaceMentions(discordText(delivery), (name) => this.#memberId(name));
-    const uploads = delivery.uploads ?? [];
+    const refusedLinks = this.#refusedLinks.get(delivery);
+    const mentioned = replaceMentions(discordText(delivery), (name) => this.#memberId(name));
+    const text = [mentioned, ...(refusedLinks ?? [])].filter((line) => line !== "").join("\n");
+    const uploads = refusedLinks === undefined ? (delivery.uploads ?? []) : [];
     if (text.trim() === "" && uploads.length === 0) return "";
     const parent = message.parent_id === PARENT_NOT_FOUND ? "" : (splitIds(message.parent_id)[0] ?? "");
     // Webhooks cannot reply: a reply goes out as the bot, with the nick in the text.
@@ -171,24 +179,34 @@ export class DiscordConnection implements Connection {
       const content = parts[index] as string;
       // The files go with the first part, as multipart files[n] (read from disk at this moment).
       const files = index === 0 ? uploads.map((file) => ({ attachment: file.stream(), name: file.name })) : [];
-      if (webhook) {
-        const result = await webhook.send({
-          content,
-          files,
-          allowedMentions: this.#mentions,
-          username: webhookUsername(username),
-          avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
-        });
-        this.#rememberWebhookMessage(result.id);
-        sent.push(result.id);
-      } else {
-        const result = await channel.send({
-          content,
-          files,
-          allowedMentions: this.#mentions,
-          ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
-        });
-        sent.push(result.id);
+      try {
+        if (webhook) {
+          const result = await webhook.send({
+            content,
+            files,
+            allowedMentions: this.#mentions,
+            username: webhookUsername(username),
+            avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
+          });
+          this.#rememberWebhookMessage(result.id);
+          sent.push(result.id);
+        } else {
+          const result = await channel.send({
+            content,
+            files,
+            allowedMentions: this.#mentions,
+            ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
+          });
+          sent.push(result.id);
+        }
+      } catch (error) {
+        const reason = files.length > 0 ? uploadRefusal(error) : undefined;
+        if (reason === undefined) throw error;
+        // Text and files are one request: the message goes again, at once and in its place, with the links.
+        this.#refusedUploads.record(uploads, reason);
+        this.#refusedLinks.set(delivery, uploads.map(refusedFileLine));
+        this.#progress.delete(delivery);
+        return this.#send(delivery);
       }
     }
     this.#progress.delete(delivery);

@@ -36,7 +36,7 @@ import type { LocalFile } from "../../core/files/local-file.ts";
 import { PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
 import { MalformedEvents } from "../malformed-events.ts";
-import { refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { readRoomEvent, readSync } from "./event-shape.ts";
 import { type InboundSource, inboundMessage, type RoomEvent } from "./inbound.ts";
 import type { MATRIX_KEYS } from "./keys.ts";
@@ -60,6 +60,7 @@ export class MatrixConnection implements Connection {
   readonly #settings: Settings;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
+  readonly #refusedUploads: RefusedUploads;
   readonly #members = new RoomMembers();
   readonly #malformed: MalformedEvents;
   /** Room id -> the channel as the config names it (an alias or a room id), and back. */
@@ -85,6 +86,7 @@ export class MatrixConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
   }
 
   get userId(): string {
@@ -350,7 +352,7 @@ export class MatrixConnection implements Connection {
             file,
             () => uploadMedia(client, file),
             uploadRefusal,
-            this.#logger,
+            this.#refusedUploads,
           );
           mxcs.push(uploaded ?? "");
         }

@@ -20,7 +20,7 @@ import { type FileInfo, fileInfo } from "../../core/files/file-info.ts";
 import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
-import { isFileRefusalStatus, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { isFileRefusalStatus, RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { MattermostApi } from "./api.ts";
 import { credentialsFailure, isApiError, isNetworkError, sendFailure } from "./errors.ts";
 import { type Change, interpret, type MattermostFile, type MattermostPost } from "./inbound.ts";
@@ -59,6 +59,7 @@ export class MattermostConnection implements Connection {
   readonly #settings: Settings;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
+  readonly #refusedUploads: RefusedUploads;
   readonly #baseUrl: string;
   #api: MattermostApi | undefined;
   #socket: MattermostSocket | undefined;
@@ -83,6 +84,7 @@ export class MattermostConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
     this.#baseUrl = serverUrl(config.settings.Server, config.settings.NoTLS);
   }
 
@@ -236,7 +238,7 @@ export class MattermostConnection implements Connection {
         file,
         async () => api.uploadFile(channelId, file.name, await file.blob()),
         refusal,
-        this.#logger,
+        this.#refusedUploads,
       );
       if (info !== undefined) attached.fileIds.push(info.id);
       else attached.lines.push(refusedFileLine(file));

@@ -25,7 +25,7 @@ import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
-import { refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { SlackDirectory, type SlackUser } from "./directory.ts";
 import { isNetworkError, platformError, sendFailure, tokenFailure } from "./errors.ts";
 import { readEvent } from "./event-shape.ts";
@@ -49,6 +49,7 @@ export class SlackConnection implements Connection {
   readonly #settings: Settings;
   readonly #context: ConnectionContext;
   readonly #logger: Logger;
+  readonly #refusedUploads: RefusedUploads;
   readonly #directory = new SlackDirectory(() => this.#liveClient());
   #web: WebClient | undefined;
   #socket: SocketModeClient | undefined;
@@ -71,6 +72,7 @@ export class SlackConnection implements Connection {
     this.#context = context;
     this.#logger = context.logger;
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
   }
 
   async connect(): Promise<void> {
@@ -212,7 +214,7 @@ export class SlackConnection implements Connection {
         file,
         () => uploadToSlack(web, file, { channel, threadTs: parent, comment }),
         (error) => (error instanceof UploadRefused ? error.message : undefined),
-        this.#logger,
+        this.#refusedUploads,
       );
       if (ts === undefined) {
         const line = refusedFileLine(file);

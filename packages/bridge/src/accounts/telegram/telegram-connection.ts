@@ -14,12 +14,14 @@ import type { LocalFile } from "../../core/files/local-file.ts";
 import { Events } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
+import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
 import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
 import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
 import { presenceMessages, textMessage } from "./inbound.ts";
 import type { TELEGRAM_KEYS } from "./keys.ts";
 import { type OutboundText, outboundText, type ParseMode } from "./outbound.ts";
 import { readUpdate, type TgMessage, updateIdOf } from "./update-shape.ts";
+import { mayRetryAsDocument, uploadRefusal } from "./upload-refusal.ts";
 
 type Settings = AccountConfig<typeof TELEGRAM_KEYS>["settings"];
 
@@ -46,6 +48,7 @@ export class TelegramConnection implements Connection {
   /** Ids of the files of a delivery sent so far, so a retried send does not repeat them. */
   readonly #filesSent = new WeakMap<Delivery, string[]>();
   readonly #textSent = new WeakMap<Delivery, string>();
+  readonly #refusedUploads: RefusedUploads;
 
   constructor(config: AccountConfig<typeof TELEGRAM_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -53,6 +56,7 @@ export class TelegramConnection implements Connection {
     this.#logger = context.logger;
     this.#apiRoot = config.settings.ApiURL.replace(/\/+$/, "");
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
     for (const membership of context.memberships) {
       const address = parseChannel(membership.channel);
       if (address !== undefined) this.#channels.add(channelName(address.chatId, address.topicId));
@@ -161,24 +165,52 @@ export class TelegramConnection implements Connection {
 
   /**
    * The files as sendPhoto (pictures) or sendDocument, each captioned with the sender's nick; files already sent by
-   * an earlier attempt of this delivery (a 429 in between) are not sent again. Resolves with the first one's id.
+   * an earlier attempt of this delivery (a 429 in between) are not sent again. A file Telegram refuses goes as a
+   * message with the nick and its link, in its place (nothing when it has no link). Resolves with the first one's id.
    */
   async #sendFiles(api: Api, address: ChannelAddress, delivery: Delivery, uploads: readonly LocalFile[]) {
     const sent = this.#filesSent.get(delivery) ?? [];
     this.#filesSent.set(delivery, sent);
-    const options = {
-      caption: delivery.message.username.trim(),
-      ...(address.topicId === undefined ? {} : { message_thread_id: address.topicId }),
-    };
+    const thread = address.topicId === undefined ? {} : { message_thread_id: address.topicId };
+    const caption = delivery.message.username.trim();
     for (const file of uploads.slice(sent.length)) {
       if (sent.length > 0) await this.#context.pace();
-      const input = new InputFile(file.stream(), file.name);
-      const result = file.isImage
-        ? await api.sendPhoto(address.chatId, input, options)
-        : await api.sendDocument(address.chatId, input, options);
-      sent.push(messageKey(address.chatId, result.message_id));
+      const result = await uploadUnlessRefused(
+        file,
+        () => this.#upload(api, address.chatId, file, { caption, ...thread }),
+        uploadRefusal,
+        this.#refusedUploads,
+      );
+      if (result !== undefined) {
+        sent.push(messageKey(address.chatId, result.message_id));
+        continue;
+      }
+      const line = refusedFileLine(file);
+      if (line === "") {
+        sent.push("");
+        continue;
+      }
+      const text = caption === "" ? line : `${caption} ${line}`;
+      const posted = await api.sendMessage(address.chatId, text, { ...thread, ...this.#linkPreview() });
+      sent.push(messageKey(address.chatId, posted.message_id));
     }
-    return sent[0] ?? "";
+    return sent.find((id) => id !== "") ?? "";
+  }
+
+  /** One file: a picture with sendPhoto, and as a document when Telegram refuses it as a photo (as its apps do). */
+  async #upload(api: Api, chatId: number, file: LocalFile, options: { caption: string; message_thread_id?: number }) {
+    if (file.isImage) {
+      try {
+        return await api.sendPhoto(chatId, new InputFile(file.stream(), file.name), options);
+      } catch (error) {
+        if (!mayRetryAsDocument(error)) throw error;
+        this.#logger.debug(
+          { file: file.name, reason: uploadRefusal(error) },
+          "photo refused; sending it as a document",
+        );
+      }
+    }
+    return await api.sendDocument(chatId, new InputFile(file.stream(), file.name), options);
   }
 
   /** A file another Telegram user posted: getFile, then the Bot API's file URL (it holds the token: never logged). */
