@@ -1,0 +1,70 @@
+// One timed start: spawn a long-running process, then ask its health URL again and again until an HTTP answer comes
+// back; the time is spawn → that answer. The process is then stopped (SIGTERM, SIGKILL after a grace period) and
+// awaited before the next run, untimed, so that runs never overlap and the port is free again.
+import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
+
+/** A start that never answers within this is a failure, not a slow run. */
+const ANSWER_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5_000;
+/** Between two refused connections; small against the times measured, and the same for every target. */
+const RETRY_MS = 2;
+
+export interface ListeningTarget {
+  name: string;
+  args: string[];
+  /** The URL asked; any HTTP answer counts (a refused or reset connection does not). */
+  url: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+function ask(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false, headers: { connection: "close" } }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on("error", () => resolve(false));
+    req.end();
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill("SIGTERM");
+  const killer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+  await exited(child);
+  clearTimeout(killer);
+}
+
+/** Milliseconds from spawn to the first HTTP answer on `target.url`. Throws with the process's output if none came. */
+export async function timeToAnswer(target: ListeningTarget): Promise<number> {
+  let output = "";
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, target.args, {
+    cwd: target.cwd,
+    env: target.env ?? process.env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  try {
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    while (!(await ask(target.url))) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${target.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output}`);
+      }
+      if (Date.now() > deadline) throw new Error(`${target.name} did not answer ${target.url} in time:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  } finally {
+    await stop(child);
+  }
+}
