@@ -1,0 +1,235 @@
+// `npm run bench gateway-streams`: N (5,000) concurrent slow streams (20 chunks 50 ms apart, then [DONE]) through one
+// target at a time: Switchboard with its default config, Switchboard with examples/gateway.toml's features, and the
+// minimal proxy. Per target and round (a fresh process each): a warm-up of a few hundred streams, RSS read
+// (/proc/<pid>/status), then N streams held concurrent by the upstream's barrier while RSS is sampled and the health
+// URL polled every 100 ms. Reported: streams correct, RSS growth per stream, the slowest health answer, the upstream's
+// peak connections (a pool that capped them would queue streams), and gateway/proxy.
+// Flags: --streams N (5000) --rounds R (1) --clients C (2 load processes) --ramp-ms MS (3000)
+//        --targets gateway,gateway-features,proxy --heap-snapshot DIR (SIGUSR2 heap snapshots at peak, into DIR; the
+//        snapshot stalls the target, so its health figures mean nothing then)
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { type ManagedProcess, runToExit, startProcess } from "@switchboard/testkit";
+import { median } from "../gateway/stats.ts";
+import { HealthPoller, type HealthSummary } from "./health-poller.ts";
+import type { UpstreamStats } from "./slow-upstream.ts";
+import type { StreamLoad, StreamResult } from "./stream-client.ts";
+import { startTarget, TARGET_LABELS, type TargetName } from "./targets.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const { values } = parseArgs({
+  options: {
+    streams: { type: "string", default: "5000" },
+    rounds: { type: "string", default: "1" },
+    clients: { type: "string", default: "2" },
+    "ramp-ms": { type: "string", default: "3000" },
+    targets: { type: "string", default: "gateway,gateway-features,proxy" },
+    "heap-snapshot": { type: "string" },
+  },
+});
+const streams = Number(values.streams);
+const rounds = Number(values.rounds);
+const clients = Math.max(1, Number(values.clients));
+const rampMs = Number(values["ramp-ms"]);
+const targets = values.targets.split(",") as TargetName[];
+const snapshotDir = values["heap-snapshot"] ? resolve(values["heap-snapshot"]) : undefined;
+if (
+  ![streams, rounds, rampMs].every((n) => Number.isFinite(n) && n > 0) ||
+  targets.some((t) => !(t in TARGET_LABELS))
+) {
+  console.error(`--streams, --rounds, --ramp-ms take positive numbers; --targets from ${Object.keys(TARGET_LABELS)}`);
+  process.exit(2);
+}
+const log = (line: string) => console.log(`[bench] ${line}`);
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const WARMUP_STREAMS = Math.min(500, streams);
+const GOAL_BYTES = 30 * 1024;
+const GOAL_HEALTH_MS = 50;
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) * 1024;
+}
+
+async function upstreamCall(url: string, path: string, method = "GET"): Promise<string> {
+  const response = await fetch(`${url}${path}`, { method });
+  return response.text();
+}
+
+/** `count` streams from `clients` load processes at once, the upstream holding them until all have arrived. */
+async function runStreams(
+  upstreamUrl: string,
+  load: Omit<StreamLoad, "streams">,
+  count: number,
+): Promise<StreamResult> {
+  await upstreamCall(upstreamUrl, `/__barrier?streams=${count}&timeout_ms=${load.rampMs + 30_000}`, "POST");
+  const parts = Array.from(
+    { length: Math.min(clients, count) },
+    (_, i) => Math.floor(count / clients) + (i < count % clients ? 1 : 0),
+  );
+  const runs = await Promise.all(
+    parts.map(async (part) => {
+      const options: StreamLoad = { ...load, streams: part };
+      const run = await runToExit({
+        command: process.execPath,
+        args: ["--import", "tsx", join(here, "stream-client.ts"), JSON.stringify(options)],
+        timeoutMs: load.timeoutMs + load.rampMs + 30_000,
+      });
+      const line = run.stdout.trim().split("\n").at(-1) ?? "";
+      if (run.code !== 0)
+        throw new Error(`stream client failed (${run.code ?? run.signal}): ${run.stderr.slice(-800)}`);
+      return JSON.parse(line) as StreamResult;
+    }),
+  );
+  return {
+    ok: runs.reduce((sum, run) => sum + run.ok, 0),
+    failed: runs.reduce((sum, run) => sum + run.failed, 0),
+    problems: runs.flatMap((run) => run.problems).slice(0, 5),
+    peakOpen: runs.reduce((sum, run) => sum + run.peakOpen, 0),
+    elapsedMs: Math.max(...runs.map((run) => run.elapsedMs)),
+  };
+}
+
+interface RoundResult {
+  streams: StreamResult;
+  rssBeforeBytes: number;
+  rssPeakBytes: number;
+  bytesPerStream: number;
+  health: HealthSummary;
+  upstream: UpstreamStats;
+}
+
+async function measure(name: TargetName, upstreamUrl: string, temporaryDirs: string[]): Promise<RoundResult> {
+  const target = await startTarget(name, { root, upstreamUrl, snapshotDir, temporaryDirs });
+  try {
+    const body = JSON.stringify({
+      model: target.model,
+      messages: [{ role: "user", content: "Write twenty tokens, slowly." }],
+      max_tokens: 64,
+      stream: true,
+    });
+    const load = { url: target.url, body, headers: target.headers, rampMs, timeoutMs: 120_000 };
+    const warm = await runStreams(upstreamUrl, { ...load, rampMs: 500 }, WARMUP_STREAMS);
+    if (warm.failed > 0) throw new Error(`warm-up streams failed: ${warm.problems.join("; ")}`);
+    await sleep(1_000);
+    await upstreamCall(upstreamUrl, "/__stats");
+    const pid = target.process.pid;
+    const rssBeforeBytes = rssBytes(pid);
+    let rssPeakBytes = rssBeforeBytes;
+    const sampler = setInterval(() => {
+      rssPeakBytes = Math.max(rssPeakBytes, rssBytes(pid));
+    }, 100);
+    const health = new HealthPoller(target.healthUrl);
+    health.start();
+    const snapshot = snapshotDir ? setTimeout(() => process.kill(pid, "SIGUSR2"), rampMs + 1_500) : undefined;
+    const result = await runStreams(upstreamUrl, load, streams);
+    clearTimeout(snapshot);
+    clearInterval(sampler);
+    rssPeakBytes = Math.max(rssPeakBytes, rssBytes(pid));
+    const upstream = JSON.parse(await upstreamCall(upstreamUrl, "/__stats")) as UpstreamStats;
+    return {
+      streams: result,
+      rssBeforeBytes,
+      rssPeakBytes,
+      bytesPerStream: (rssPeakBytes - rssBeforeBytes) / streams,
+      health: await health.stop(),
+      upstream,
+    };
+  } finally {
+    await target.process.stop(5_000);
+  }
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
+async function main(): Promise<void> {
+  if (snapshotDir) mkdirSync(snapshotDir, { recursive: true });
+  const upstream: ManagedProcess = await startProcess({
+    name: "slow-upstream",
+    command: process.execPath,
+    args: ["--import", "tsx", join(here, "slow-upstream.ts"), "0"],
+    cwd: root,
+    ready: { line: /slow upstream listening on/ },
+    timeoutMs: 30_000,
+  });
+  const upstreamUrl = upstream.listeningUrl;
+  if (!upstreamUrl) throw new Error("the slow upstream did not say where it listens");
+  const temporaryDirs: string[] = [];
+  const results = new Map<TargetName, RoundResult[]>();
+  log(`${streams} streams of 20 chunks 50 ms apart, ${clients} client processes, opened over ${rampMs} ms`);
+  log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of targets) {
+        const result = await measure(name, upstreamUrl, temporaryDirs);
+        results.set(name, [...(results.get(name) ?? []), result]);
+        const { streams: s, health } = result;
+        log(
+          `round ${round} ${name}: ${s.ok}/${streams} ok in ${Math.round(s.elapsedMs)} ms, RSS ${mb(result.rssBeforeBytes)} → ` +
+            `${mb(result.rssPeakBytes)} MB (${kb(result.bytesPerStream)} KB/stream), health max ${health.maxMs.toFixed(1)} ms ` +
+            `(${health.over50ms}/${health.polls} over 50 ms, ${health.failed} failed), upstream peak ` +
+            `${result.upstream.peakStreams} streams / ${result.upstream.peakConnections} connections` +
+            (s.failed > 0 ? `; problems: ${s.problems.join("; ")}` : ""),
+        );
+      }
+    }
+  } finally {
+    await upstream.stop(3_000);
+    for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+  }
+  report(results);
+}
+
+function report(results: Map<TargetName, RoundResult[]>): void {
+  const summary = new Map<TargetName, { perStream: number; healthMax: number; ok: number; failed: number }>();
+  console.log("");
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; ${rounds} round(s), medians.`,
+  );
+  console.log("");
+  console.log(
+    "| target | streams ok | RSS before MB | RSS peak MB | KB per stream | /health max ms | polls > 50 ms | upstream peak streams / connections |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const [name, runs] of results) {
+    const perStream = median(runs.map((run) => run.bytesPerStream));
+    const healthMax = median(runs.map((run) => run.health.maxMs));
+    const ok = Math.min(...runs.map((run) => run.streams.ok));
+    const failed = Math.max(...runs.map((run) => run.streams.failed + run.health.failed));
+    summary.set(name, { perStream, healthMax, ok, failed });
+    const last = runs.at(-1)!;
+    console.log(
+      `| ${TARGET_LABELS[name]} | ${ok}/${streams} | ${mb(median(runs.map((r) => r.rssBeforeBytes)))} | ` +
+        `${mb(median(runs.map((r) => r.rssPeakBytes)))} | ${kb(perStream)} | ${healthMax.toFixed(1)} | ` +
+        `${median(runs.map((r) => r.health.over50ms))} | ${last.upstream.peakStreams} / ${last.upstream.peakConnections} |`,
+    );
+  }
+  console.log("");
+  const proxy = summary.get("proxy");
+  for (const name of ["gateway", "gateway-features"] as const) {
+    const gateway = summary.get(name);
+    if (!gateway) continue;
+    const ratio = proxy
+      ? ` (${(gateway.perStream / proxy.perStream).toFixed(2)}× the proxy's ${kb(proxy.perStream)} KB)`
+      : "";
+    const verdicts = [
+      `all ${streams} streams correct: ${gateway.ok === streams && gateway.failed === 0 ? "met" : "MISSED"}`,
+      `${kb(gateway.perStream)} KB per stream${ratio} (< 30 KB: ${gateway.perStream < GOAL_BYTES ? "met" : "MISSED"})`,
+      `/health max ${gateway.healthMax.toFixed(1)} ms (< ${GOAL_HEALTH_MS} ms: ${gateway.healthMax < GOAL_HEALTH_MS ? "met" : "MISSED"})`,
+    ];
+    console.log(`- ${TARGET_LABELS[name]}: ${verdicts.join("; ")}`);
+  }
+}
+
+await main();
