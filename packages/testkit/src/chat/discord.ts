@@ -27,6 +27,7 @@ import {
   type UploadedFile,
 } from "./discord/rest.ts";
 import { snowflake as snowflakeLike } from "./discord/snowflake.ts";
+import { refusal, type UploadLimitOptions, UploadLimits, type UploadRefusalKind } from "./discord/upload-limits.ts";
 import { Inbox } from "./inbox.ts";
 import { closeOnce, listenOnLoopback } from "./loopback-server.ts";
 
@@ -34,7 +35,7 @@ export { Intent } from "./discord/gateway.ts";
 export type { ChannelObject, MemberObject, MessageObject, UserObject, WebhookObject } from "./discord/model.ts";
 export type { BotAction, UploadedFile } from "./discord/rest.ts";
 
-export interface DiscordSimulatorOptions {
+export interface DiscordSimulatorOptions extends UploadLimitOptions {
   /** The bot's token (what the developer portal shows); default a fixed test token. */
   token?: string;
   guildName?: string;
@@ -103,6 +104,12 @@ export interface DiscordSimulator {
   addUser(username: string, options?: { nick?: string; globalName?: string }): DiscordHuman;
   /** A webhook made in the channel's settings by a person (not the bot's application); its URL on this server. */
   createWebhook(channel: string, name: string): { webhook: WebhookObject; url: string };
+  /**
+   * The next `count` messages sent with files (bot or webhook) are refused: 413 code 40005 ("too-large", the
+   * default), 403 code 50013 ("missing-permission") or 400 Invalid Form Body naming the files ("invalid-form").
+   * Without it only what Discord refuses is: a file over `maxUploadBytes`, a body over `maxRequestBytes`.
+   */
+  refuseUploads(count: number, kind?: UploadRefusalKind): void;
   /** The next `count` matching REST calls get 429 with Discord's rate-limit answer. */
   rateLimitNext(count: number, options?: RateLimitOptions): void;
   /** A fault: a gateway dispatch with this event name and data, whatever it is (MESSAGE_CREATE with `author: null`). */
@@ -127,6 +134,7 @@ export async function startDiscordSimulator(
   const unhandled: string[] = [];
   const requests: string[] = [];
   const limits: { remaining: number; options: RateLimitOptions }[] = [];
+  const uploads = new UploadLimits(options);
   let accepting = true;
   let port = 0;
   const gatewayUrl = () => `ws://127.0.0.1:${port}`;
@@ -153,6 +161,7 @@ export async function startDiscordSimulator(
     gatewayUrl,
     recordBotAction: (action) => sent.push(structuredClone(action)),
     storeAttachment,
+    refuseUpload: (files) => uploads.check(files),
   });
 
   async function answer(request: RestRequest): Promise<RestAnswer> {
@@ -185,8 +194,14 @@ export async function startDiscordSimulator(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const prefix = API_PREFIX.exec(url.pathname);
+    // A body over the request limit is read to its end and dropped, then refused (as Discord's edge does).
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size <= uploads.maxRequestBytes) chunks.push(chunk as Buffer);
+      else chunks.length = 0;
+    }
     let result: RestAnswer;
     const stored = req.method === "GET" ? cdn.get(url.pathname) : undefined;
     if (stored !== undefined) {
@@ -198,6 +213,8 @@ export async function startDiscordSimulator(
     if (prefix === null) {
       unhandled.push(`${req.method} ${url.pathname}`);
       result = NOT_FOUND;
+    } else if (size > uploads.maxRequestBytes) {
+      result = refusal("too-large");
     } else {
       const { body, files } = await parseBody(Buffer.concat(chunks), req.headers["content-type"]);
       if (body === INVALID) {
@@ -271,6 +288,7 @@ export async function startDiscordSimulator(
       return { webhook, url: `http://127.0.0.1:${port}/api/webhooks/${webhook.id}/${webhook.token}` };
     },
     injectDispatch: (event, data) => gateway.dispatchRaw(event, data),
+    refuseUploads: (count, kind = "too-large") => uploads.refuseNext(count, kind),
     rateLimitNext(count, limitOptions = {}) {
       if (count > 0) limits.push({ remaining: count, options: limitOptions });
     },

@@ -12,6 +12,7 @@ import { BotApiError, notFound, tooManyRequests, unauthorized } from "./telegram
 import { mediaFields, readMultipart } from "./telegram/files.ts";
 import type { MessageEntity } from "./telegram/formatting.ts";
 import { type BotAction, Described, METHODS, type Params } from "./telegram/methods.ts";
+import { entityTooLarge, type UploadLimitOptions, UploadLimits, type UploadRefusal } from "./telegram/upload-limits.ts";
 import { type BotState, type ChatState, type ChatType, type User, World } from "./telegram/world.ts";
 
 export type { BotAction, MessageEntity, User as TelegramUserObject };
@@ -83,6 +84,11 @@ export interface TelegramSimulator {
    * number, an update without its message's chat...), sent as is. Confirmed by the offset like any update.
    */
   injectUpdate(bot: SimulatedBot, make: (updateId: number) => unknown): void;
+  /**
+   * The next `count` uploads (sendPhoto, sendDocument, or `refusal.methods`) are refused: 413 "Request Entity Too
+   * Large" unless `refusal` says otherwise. Without it, only what the Bot API refuses is (see TelegramSimulatorOptions).
+   */
+  refuseUploads(count: number, refusal?: UploadRefusal): void;
   /** The next `count` calls (of `method`, or any) are answered 429 with this retry_after (seconds, default 1). */
   rateLimit(count: number, options?: { retryAfter?: number; method?: string }): void;
   /** Cuts every open connection at once (held long polls fail); returns how many were cut. */
@@ -96,16 +102,27 @@ export interface TelegramSimulator {
 
 const TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
+export interface TelegramSimulatorOptions extends UploadLimitOptions {
+  log?: (line: string) => void;
+}
+
+/** The body, or undefined when it is larger than `maxBytes` (then read to its end and dropped, as a server does). */
+async function readBody(request: IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size <= maxBytes) chunks.push(chunk as Buffer);
+    else chunks.length = 0;
+  }
+  return size <= maxBytes ? Buffer.concat(chunks) : undefined;
 }
 
 /** The request's parameters: query string, then the body as JSON, urlencoded form or multipart form. */
-async function readParams(request: IncomingMessage, url: URL): Promise<Params> {
+async function readParams(request: IncomingMessage, url: URL, maxBytes: number): Promise<Params> {
   const params: Params = Object.fromEntries(url.searchParams);
-  const body = await readBody(request);
+  const body = await readBody(request, maxBytes);
+  if (body === undefined) throw entityTooLarge();
   if (body.length === 0) return params;
   const type = (request.headers["content-type"] ?? "").toLowerCase();
   if (type.startsWith("application/json")) {
@@ -136,10 +153,11 @@ function answer(response: ServerResponse, status: number, body: unknown, retryAf
 
 export async function startTelegramSimulator(
   teardown: Teardown,
-  options: { log?: (line: string) => void } = {},
+  options: TelegramSimulatorOptions = {},
 ): Promise<TelegramSimulator> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[telegram simulator] ${line}\n`));
   const world = new World();
+  const uploads = new UploadLimits(options);
   const botActions = new Inbox<BotAction>();
   const calls: TelegramSimulator["calls"] = [];
   const unhandled: string[] = [];
@@ -193,7 +211,7 @@ export async function startTelegramSimulator(
         await readBody(request);
         throw tooManyRequests(limit.retryAfter);
       }
-      const params = await readParams(request, url);
+      const params = await readParams(request, url, uploads.uploadMaxBytes);
       const aborted = new AbortController();
       response.on("close", () => aborted.abort());
       // Actions are published once the call is recorded as answered, so a test that saw one sees its call too.
@@ -204,6 +222,7 @@ export async function startTelegramSimulator(
         params,
         signal: aborted.signal,
         record: (action) => actions.push(action),
+        uploads,
       });
       calls.push({ bot: botName, method, status: 200 });
       for (const action of actions) botActions.push(action);
@@ -350,6 +369,7 @@ export async function startTelegramSimulator(
     },
     pendingUpdates: (bot) => botState(bot).updates.length,
     injectUpdate: (bot, make) => botState(bot).pushRaw(make),
+    refuseUploads: (count, refusal) => uploads.refuseNext(count, refusal),
     rateLimit(count, { retryAfter = 1, method } = {}) {
       limits.push({ left: count, retryAfter, method });
     },

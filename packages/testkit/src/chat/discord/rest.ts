@@ -57,6 +57,8 @@ export interface RestContext {
   recordBotAction: (action: BotAction) => void;
   /** Keeps a file on the CDN; returns its attachment object (with the URL it is served at). */
   storeAttachment: (channelId: string, file: UploadedFile) => AttachmentObject;
+  /** Discord's refusal of a message carrying these files (too large, not allowed), else undefined. */
+  refuseUpload: (files: readonly UploadedFile[]) => RestAnswer | undefined;
 }
 
 type Handler = (request: RestRequest, params: string[]) => RestAnswer | Promise<RestAnswer>;
@@ -235,7 +237,7 @@ export function restRoutes(context: RestContext): Route[] {
       const channel = channelOf(channelId as string);
       if (isAnswer(channel)) return channel;
       const body = (request.body ?? {}) as MessageBody;
-      const problem = checkContent(body, true, channel, request.files);
+      const problem = checkContent(body, true, channel, request.files) ?? context.refuseUpload(request.files);
       if (problem) return problem;
       return { status: 200, body: create(channel, world.bot, body, undefined, request.files) };
     }),
@@ -291,7 +293,7 @@ export function restRoutes(context: RestContext): Route[] {
       if (isAnswer(webhook)) return webhook;
       const channel = world.channels.get(webhook.channel_id) as ChannelObject;
       const body = (request.body ?? {}) as MessageBody & { username?: unknown; avatar_url?: unknown };
-      const problem = checkContent(body, true, channel, request.files);
+      const problem = checkContent(body, true, channel, request.files) ?? context.refuseUpload(request.files);
       if (problem) return problem;
       if (typeof body.username === "string" && (body.username.length > 80 || /clyde|discord/i.test(body.username))) {
         return invalidFormBody("username", "USERNAME_INVALID", "Invalid username");

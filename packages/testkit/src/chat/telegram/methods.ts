@@ -4,6 +4,7 @@
 import { BotApiError, badRequest, conflict, forbidden } from "./bot-api-error.ts";
 import { isUploadedFile, mediaFields } from "./files.ts";
 import { type MessageEntity, parseText } from "./formatting.ts";
+import type { UploadLimits } from "./upload-limits.ts";
 import type { BotState, ChatState, StoredMessage, Update, World } from "./world.ts";
 
 export type Params = Record<string, unknown>;
@@ -16,6 +17,8 @@ export interface MethodContext {
   signal: AbortSignal;
   /** Records what a bot did to a chat, for the test's eyes. */
   record(action: BotAction): void;
+  /** What uploads the server refuses. */
+  uploads: UploadLimits;
 }
 
 export interface BotAction {
@@ -302,6 +305,8 @@ const sendMedia =
     const upload = params[field];
     if (!isUploadedFile(upload)) throw badRequest(`there is no ${field} in the request`);
     if (upload.data.length === 0) throw badRequest("file must be non-empty");
+    const refused = context.uploads.check(method, upload);
+    if (refused !== undefined) throw refused;
     const kind = field === "photo" ? "photos" : "documents";
     const stored = world.files.add(upload.name, upload.data, kind);
     const caption = string(params, "caption");
