@@ -2,7 +2,7 @@
 // (discord-connection.ts), optionally through webhooks so each message shows its sender's name and avatar.
 import { defineProtocol } from "../../config/descriptor.ts";
 import { httpUrlProblem } from "../http-url.ts";
-import { DiscordConnection } from "./discord-connection.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { DISCORD_KEYS } from "./keys.ts";
 
 export const discordProtocol = defineProtocol({
@@ -27,5 +27,8 @@ export const discordProtocol = defineProtocol({
     if (badUrl) problems.push(badUrl);
     return problems;
   },
-  create: (account, context) => new DiscordConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./discord-connection.ts").then((m) => (account, context) => new m.DiscordConnection(account, context)),
+  ),
 });

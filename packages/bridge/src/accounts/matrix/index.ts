@@ -1,7 +1,7 @@
 // The `matrix` protocol: a Matrix client on matrix-js-sdk that joins its gateway rooms (matrix-connection.ts).
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { MATRIX_KEYS } from "./keys.ts";
-import { MatrixConnection } from "./matrix-connection.ts";
 
 export const matrixProtocol = defineProtocol({
   name: "matrix",
@@ -32,5 +32,8 @@ export const matrixProtocol = defineProtocol({
     return problems;
   },
   capabilities: { uploads: true },
-  create: (account, context) => new MatrixConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./matrix-connection.ts").then((m) => (account, context) => new m.MatrixConnection(account, context)),
+  ),
 });

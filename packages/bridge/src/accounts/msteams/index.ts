@@ -2,8 +2,8 @@
 // Microsoft Graph with delegated sign-in (the OAuth device-code flow), as Matterbridge's msteams bridge.
 import { defineProtocol } from "../../config/descriptor.ts";
 import { httpUrlProblem } from "../http-url.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { MSTEAMS_KEYS } from "./keys.ts";
-import { MsteamsConnection } from "./msteams-connection.ts";
 
 export const msteamsProtocol = defineProtocol({
   name: "msteams",
@@ -23,5 +23,8 @@ export const msteamsProtocol = defineProtocol({
     }
     return problems;
   },
-  create: (account, context) => new MsteamsConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./msteams-connection.ts").then((m) => (account, context) => new m.MsteamsConnection(account, context)),
+  ),
 });

@@ -1,8 +1,8 @@
 // The `slack` protocol: a Slack app, receiving through Socket Mode and sending through the Web API.
 import { defineProtocol } from "../../config/descriptor.ts";
 import { httpUrlProblem } from "../http-url.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { SLACK_KEYS } from "./keys.ts";
-import { SlackConnection } from "./slack-connection.ts";
 
 export const slackProtocol = defineProtocol({
   name: "slack",
@@ -25,5 +25,8 @@ export const slackProtocol = defineProtocol({
     if (badUrl) problems.push(badUrl);
     return problems;
   },
-  create: (account, context) => new SlackConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./slack-connection.ts").then((m) => (account, context) => new m.SlackConnection(account, context)),
+  ),
 });

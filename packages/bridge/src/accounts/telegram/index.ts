@@ -1,8 +1,8 @@
 // The `telegram` protocol: a Telegram bot on grammy's Bot API client, receiving by long polling (getUpdates).
 import { defineProtocol } from "../../config/descriptor.ts";
 import { httpUrlProblem } from "../http-url.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { MESSAGE_FORMATS, TELEGRAM_KEYS } from "./keys.ts";
-import { TelegramConnection } from "./telegram-connection.ts";
 
 export const telegramProtocol = defineProtocol({
   name: "telegram",
@@ -23,5 +23,8 @@ export const telegramProtocol = defineProtocol({
     if (badUrl) problems.push(badUrl);
     return problems;
   },
-  create: (account, context) => new TelegramConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./telegram-connection.ts").then((m) => (account, context) => new m.TelegramConnection(account, context)),
+  ),
 });

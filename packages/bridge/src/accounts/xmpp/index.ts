@@ -1,8 +1,8 @@
 // The `xmpp` protocol: a bot account on an XMPP server that joins each gateway channel as a MUC room (<channel>@Muc).
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { XMPP_KEYS, XMPP_UNSUPPORTED_KEYS } from "./keys.ts";
 import { parseServer } from "./login.ts";
-import { XmppConnection } from "./xmpp-connection.ts";
 
 export const xmppProtocol = defineProtocol({
   name: "xmpp",
@@ -32,5 +32,8 @@ export const xmppProtocol = defineProtocol({
     if (settings.Nick.trim() === "") problems.push('Nick must not be empty; add e.g. Nick = "bridgebot"');
     return problems;
   },
-  create: (account, context) => new XmppConnection(account, context),
+  // Its client library is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./xmpp-connection.ts").then((m) => (account, context) => new m.XmppConnection(account, context)),
+  ),
 });

@@ -1,0 +1,75 @@
+// A protocol whose connection pulls in a large client library (discord.js, matrix-js-sdk, Slack's SDK...) loads it on
+// its first connect instead of at start-up: the config is read and validated, the state file opened and the api
+// accounts listening before any of those libraries is parsed, and a config that uses no Discord account never loads
+// discord.js. Until the first connect the account is down, which the core handles as for any account that is down
+// (what is routed to it waits in its queues, and in the state file).
+import type { Delivery, SendResult } from "../core/account.ts";
+import { AccountFailure, type Connection, type ConnectionContext, type JoinRequest } from "../core/connection.ts";
+import type { FileRequest } from "../core/files/download.ts";
+import type { FileInfo } from "../core/files/file-info.ts";
+
+type Create<A> = (account: A, context: ConnectionContext) => Connection;
+
+/**
+ * `create` for a descriptor: a Connection that imports the real one (`load`) on its first connect and forwards to
+ * it. Not for a connection with `sendBatch`: the core reads that before the first connect.
+ */
+export function lazyConnection<A>(load: () => Promise<Create<A>>): Create<A> {
+  return (account, context) => new LazyConnection(() => load().then((create) => create(account, context)));
+}
+
+class LazyConnection implements Connection {
+  #real: Connection | undefined;
+  #loading: Promise<Connection> | undefined;
+  /** stopAccepting called before the real connection existed: handed on when it does. */
+  #stoppedAccepting: number | undefined;
+
+  constructor(private readonly make: () => Promise<Connection>) {}
+
+  async connect(): Promise<void> {
+    await this.#load();
+    return this.#loaded().connect();
+  }
+
+  join(channel: JoinRequest): Promise<void> {
+    return this.#loaded().join(channel);
+  }
+
+  send(delivery: Delivery): SendResult {
+    return this.#loaded().send(delivery);
+  }
+
+  stopAccepting(retryAfterSeconds: number): void {
+    if (this.#real) this.#real.stopAccepting?.(retryAfterSeconds);
+    else this.#stoppedAccepting = retryAfterSeconds;
+  }
+
+  fileRequest(file: FileInfo): FileRequest | undefined | Promise<FileRequest | undefined> {
+    return this.#real?.fileRequest?.(file);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.#real?.disconnect();
+  }
+
+  /** The real connection; the core calls join and send only after a connect resolved, so it exists by then. */
+  #loaded(): Connection {
+    if (this.#real === undefined) throw new Error("the connection was used before its first connect");
+    return this.#real;
+  }
+
+  #load(): Promise<Connection> {
+    this.#loading ??= this.make().then(
+      (real) => {
+        this.#real = real;
+        if (this.#stoppedAccepting !== undefined) real.stopAccepting?.(this.#stoppedAccepting);
+        return real;
+      },
+      (error: unknown) => {
+        // A library that cannot be loaded will not load on the next attempt either.
+        throw new AccountFailure(`cannot load the protocol's client library: ${(error as Error).message ?? error}`);
+      },
+    );
+    return this.#loading;
+  }
+}
