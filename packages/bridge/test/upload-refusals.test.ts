@@ -10,7 +10,7 @@ import { GrammyError } from "grammy";
 import { pino } from "pino";
 import { uploadRefusal as discordRefusal } from "../src/accounts/discord/upload-refusal.ts";
 import { mayRetryAsDocument, uploadRefusal as telegramRefusal } from "../src/accounts/telegram/upload-refusal.ts";
-import { RefusedUploads } from "../src/accounts/upload-fallback.ts";
+import { RefusedUploads, refusedFileMessage } from "../src/accounts/upload-fallback.ts";
 import type { LocalFile } from "../src/core/files/local-file.ts";
 
 const RUNS = { numRuns: 500 };
@@ -172,5 +172,18 @@ describe("the refusal log", () => {
       "files a.png, b.txt not uploaded: refused (HTTP 400); their links, where they have one, are sent instead " +
         "(and 5 more refused since the last such line)",
     );
+  });
+});
+
+describe("a refused file's message of its own", () => {
+  it("is the nick and the link (with the file's comment), the link alone without a nick, nothing without a link", () => {
+    const linked = { name: "a.png", link: "https://cdn.example/a.png", comment: "" } as LocalFile;
+    assert.equal(refusedFileMessage(linked, " <dana> "), "<dana> https://cdn.example/a.png");
+    assert.equal(refusedFileMessage(linked, ""), "https://cdn.example/a.png");
+    assert.equal(
+      refusedFileMessage({ ...linked, comment: "a cat" }, "<dana>"),
+      "<dana> a cat : https://cdn.example/a.png",
+    );
+    assert.equal(refusedFileMessage({ ...linked, link: "" }, "<dana>"), "");
   });
 });

@@ -84,6 +84,12 @@ export function refusedFileLine(file: LocalFile): string {
   return file.link === "" ? "" : fileLine(file.link, file.comment);
 }
 
+/** A refused file's message of its own: the sender's nick ("" for none) and its link; "" when it has no link. */
+export function refusedFileMessage(file: LocalFile, nick: string): string {
+  const line = refusedFileLine(file);
+  return line === "" ? "" : [nick.trim(), line].filter((part) => part !== "").join(" ");
+}
+
 /** An HTTP status that refuses the file itself (not a rate limit, not the credentials). */
 export function isFileRefusalStatus(status: number): boolean {
   return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 429;

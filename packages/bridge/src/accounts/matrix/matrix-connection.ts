@@ -36,7 +36,7 @@ import type { LocalFile } from "../../core/files/local-file.ts";
 import { PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
 import { MalformedEvents } from "../malformed-events.ts";
-import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { RefusedUploads, refusedFileMessage, uploadUnlessRefused } from "../upload-fallback.ts";
 import { readRoomEvent, readSync } from "./event-shape.ts";
 import { type InboundSource, inboundMessage, type RoomEvent } from "./inbound.ts";
 import type { MATRIX_KEYS } from "./keys.ts";
@@ -357,13 +357,10 @@ export class MatrixConnection implements Connection {
           mxcs.push(uploaded ?? "");
         }
         const mxc = mxcs[index] as string;
-        const line = refusedFileLine(file);
-        if (mxc === "" && line === "") continue;
+        const instead = mxc === "" ? refusedFileMessage(file, nick) : "";
+        if (mxc === "" && instead === "") continue;
         const caption = [nick, file.comment].filter((part) => part !== "").join(" ");
-        const content =
-          mxc === ""
-            ? { msgtype: "m.text", body: [nick, line].filter((part) => part !== "").join(" ") }
-            : mediaContent(file, mxc, caption);
+        const content = mxc === "" ? { msgtype: "m.text", body: instead } : mediaContent(file, mxc, caption);
         const sent = await client.sendEvent(
           roomId,
           null,

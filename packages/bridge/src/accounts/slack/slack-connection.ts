@@ -25,7 +25,7 @@ import { Events, emptyMessage, PARENT_NOT_FOUND } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { OwnPosts } from "../own-posts.ts";
-import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { RefusedUploads, refusedFileMessage, uploadUnlessRefused } from "../upload-fallback.ts";
 import { SlackDirectory, type SlackUser } from "./directory.ts";
 import { isNetworkError, platformError, sendFailure, tokenFailure } from "./errors.ts";
 import { readEvent } from "./event-shape.ts";
@@ -217,9 +217,8 @@ export class SlackConnection implements Connection {
         this.#refusedUploads,
       );
       if (ts === undefined) {
-        const line = refusedFileLine(file);
-        const text =
-          line === "" ? "" : slackText(`${this.#settings.PrefixMessagesWithNick ? nick : ""}${line}`, lookup);
+        const instead = refusedFileMessage(file, this.#settings.PrefixMessagesWithNick ? nick : "");
+        const text = instead === "" ? "" : slackText(instead, lookup);
         sent.push(text === "" ? "" : await this.#post(web, delivery, channel, parent, text));
       } else sent.push(ts);
     }

@@ -14,7 +14,7 @@ import type { LocalFile } from "../../core/files/local-file.ts";
 import { Events } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
-import { RefusedUploads, refusedFileLine, uploadUnlessRefused } from "../upload-fallback.ts";
+import { RefusedUploads, refusedFileMessage, uploadUnlessRefused } from "../upload-fallback.ts";
 import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
 import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
 import { presenceMessages, textMessage } from "./inbound.ts";
@@ -185,12 +185,11 @@ export class TelegramConnection implements Connection {
         sent.push(messageKey(address.chatId, result.message_id));
         continue;
       }
-      const line = refusedFileLine(file);
-      if (line === "") {
+      const text = refusedFileMessage(file, caption);
+      if (text === "") {
         sent.push("");
         continue;
       }
-      const text = caption === "" ? line : `${caption} ${line}`;
       const posted = await api.sendMessage(address.chatId, text, { ...thread, ...this.#linkPreview() });
       sent.push(messageKey(address.chatId, posted.message_id));
     }
