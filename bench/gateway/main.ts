@@ -5,6 +5,7 @@
 //        --nice=N (run every process the bench starts at this nice value, e.g. --nice=-10 on a shared machine)
 //        --json FILE (write every result) --profile DIR (CPU-profile Switchboard and the proxy) --no-pin
 //        --cases json,stream
+//        --before DIR (also measure the gateway built in DIR, a checkout of an earlier commit: before/after in one run)
 //        --max-noise PCT (25) --retries N (1): a run during which other processes used more than PCT % of a core is
 //        repeated up to N times (this machine is shared)
 import { spawnSync } from "node:child_process";
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     "max-noise": { type: "string", default: "25" },
     retries: { type: "string", default: "1" },
     cases: { type: "string", default: "json,stream" },
+    before: { type: "string" },
   },
 });
 const durationMs = Number(values.duration) * 1000;
@@ -107,6 +109,10 @@ async function main(): Promise<void> {
   }
 
   const context: StartContext = { root, startServer, profileFlags, log, temporaryDirs };
+  if (values.before) {
+    const before = { ...context, root: resolve(values.before) };
+    targets.push(await startSwitchboard(before, upstreamUrl, upstream.pid, "before"));
+  }
   if (wanted.has("switchboard")) targets.push(await startSwitchboard(context, upstreamUrl, upstream.pid));
   if (wanted.has("portkey")) targets.push(await startPortkey(context, upstreamUrl, upstream.pid));
 

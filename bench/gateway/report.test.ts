@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
 import type { LoadResult } from "./load.ts";
 import { switchboardConfig } from "./switchboard.ts";
 import { type CaseResult, renderReport } from "./table.ts";
 import { startSwitchboard } from "./targets.ts";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const run = (rps: number, p50: number): LoadResult => ({
   requests: rps * 5,
@@ -21,16 +24,18 @@ const run = (rps: number, p50: number): LoadResult => ({
 });
 
 describe("gateway bench report", () => {
-  it("writes the gateway config in Nexus's format", () => {
+  it("writes the gateway config in Nexus's format, every feature set as in examples/gateway.toml", () => {
     // smol-toml builds null-prototype tables: compare plain copies.
-    const config = JSON.parse(JSON.stringify(parse(switchboardConfig(8123, "http://127.0.0.1:9000")))) as {
-      server: Record<string, unknown>;
-      backends: Array<Record<string, unknown>>;
-    };
-    assert.deepEqual(config.server, { host: "127.0.0.1", port: 8123 });
-    assert.deepEqual(config.backends, [
+    const plain = (toml: string) => JSON.parse(JSON.stringify(parse(toml))) as Record<string, unknown>;
+    const config = plain(switchboardConfig(8123, "http://127.0.0.1:9000"));
+    const example = plain(readFileSync(join(root, "examples/gateway.toml"), "utf8"));
+    assert.deepEqual(config["backends"], [
       { name: "bench-upstream", url: "http://127.0.0.1:9000", type: "generic", priority: 1 },
     ]);
+    assert.deepEqual(config["server"], { ...(example["server"] as object), port: 8123 });
+    for (const section of Object.keys(example).filter((name) => name !== "server" && name !== "backends")) {
+      assert.deepEqual(config[section], example[section], `[${section}] as in examples/gateway.toml`);
+    }
   });
 
   it("reports Switchboard as unavailable, with the reason, when its bin is missing", async () => {
@@ -65,7 +70,8 @@ describe("gateway bench report", () => {
     ];
     const report = renderReport(results, { durationMs: 5000, warmupMs: 1000, rounds: 1, pinned: true });
     assert.match(report, /\| json c1 \| 0\.90× \| 12\.00× \|/);
-    assert.match(report, /json c1: 90 % of the minimal proxy \(≥ 80 %: met\); 12\.0× Portkey \(≥ 10×: met\)/);
+    assert.match(report, /json c1: 0\.90× the minimal proxy \(≥ 1\.0×: MISSED; stretch 1\.2×\)/);
+    assert.match(report, /first byte p50 0\.030 ms after the proxy's \(MISSED\); 12\.0× Portkey \(≥ 10×: met\)/);
     assert.match(report, /added p50 0\.180 ms \(< 0\.2 ms: met\)/);
     assert.match(report, /\| stream c1 \| Switchboard gateway \| unavailable: did not start \|/);
     assert.match(report, /stream c1: not measured \(did not start\)/);

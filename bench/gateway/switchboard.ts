@@ -5,12 +5,44 @@ import { join } from "node:path";
 
 export const GATEWAY_BIN = "packages/gateway/bin/switchboard-gateway.mjs";
 
-/** The gateway's config in Nexus's format: one generic OpenAI-compatible backend, the fake upstream. */
+/**
+ * The gateway's config in Nexus's format, with every feature set as in examples/gateway.toml (health checks, smart
+ * routing with its weights, aliases, fallbacks, info logging: one access line per request), and one generic
+ * OpenAI-compatible backend, the fake upstream.
+ */
 export function switchboardConfig(port: number, upstreamUrl: string): string {
   return [
     "[server]",
     'host = "127.0.0.1"',
     `port = ${port}`,
+    "request_timeout_seconds = 300",
+    "body_limit_bytes = 10485760",
+    "client_timeout_seconds = 30",
+    "",
+    "[health_check]",
+    "enabled = true",
+    "interval_seconds = 30",
+    "timeout_seconds = 5",
+    "failure_threshold = 3",
+    "recovery_threshold = 2",
+    "",
+    "[routing]",
+    'strategy = "smart"',
+    "max_retries = 2",
+    "",
+    "[routing.weights]",
+    "priority = 50",
+    "load = 30",
+    "latency = 20",
+    "",
+    "[routing.aliases]",
+    '"gpt-3.5-turbo" = "llama3.2:3b"',
+    "",
+    "[routing.fallbacks]",
+    '"llama3.1:70b" = ["llama3.1:8b", "llama3.2:3b"]',
+    "",
+    "[logging]",
+    `level = "${process.env["BENCH_LOG_LEVEL"] ?? "info"}"`,
     "",
     "[[backends]]",
     'name = "bench-upstream"',

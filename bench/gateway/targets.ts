@@ -52,32 +52,30 @@ export async function startSwitchboard(
   { root, startServer, profileFlags, temporaryDirs }: StartContext,
   upstreamUrl: string,
   upstreamPid: number,
+  /** "before": an earlier build of the gateway (`--before DIR`), measured in the same run for before/after. */
+  name: "switchboard" | "before" = "switchboard",
 ): Promise<Target> {
   const missing = switchboardMissing(root);
-  if (missing) return { name: "switchboard", unavailable: missing, pids: [] };
+  if (missing) return { name, unavailable: missing, pids: [] };
   const port = await freePort();
   const config = writeSwitchboardConfig(port, upstreamUrl);
   temporaryDirs.push(dirname(config));
-  const profile = profileFlags("switchboard");
+  const profile = profileFlags(name);
   try {
-    const gateway = await startServer(
-      "switchboard",
-      [...profile, join(root, GATEWAY_BIN), "serve", "-c", config],
-      port,
-    );
+    const gateway = await startServer(name, [...profile, join(root, GATEWAY_BIN), "serve", "-c", config], port);
     const url = `http://127.0.0.1:${port}`;
     const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), {}, "chatcmpl-bench", 20_000);
-    if (failure) return { name: "switchboard", unavailable: `its answer was wrong: ${failure}`, pids: [] };
+    if (failure) return { name, unavailable: `its answer was wrong: ${failure}`, pids: [] };
     const streamFailure = await probe(`${url}/v1/chat/completions`, chatBody(true), {}, "data: [DONE]", 5_000);
     return {
-      name: "switchboard",
+      name,
       url,
       pids: [gateway.pid, upstreamPid],
       streamNote: streamFailure ? `streaming failed: ${streamFailure}` : undefined,
       streamUrl: streamFailure ? "" : undefined,
     };
   } catch (error) {
-    return { name: "switchboard", unavailable: `did not start: ${firstLines(error)}`, pids: [] };
+    return { name, unavailable: `did not start: ${firstLines(error)}`, pids: [] };
   }
 }
 

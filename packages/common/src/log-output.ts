@@ -1,8 +1,10 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
-// when a person reads them. Written synchronously to stdout, so that nothing is lost when the process exits.
+// when a person reads them. Written synchronously to stdout, so that nothing is lost when the process exits; JSON
+// lines a turn of the event loop at a time (see TurnBatchedOutput).
 import type { DestinationStream } from "pino";
 import pino from "pino";
 import pretty from "pino-pretty";
+import { TurnBatchedOutput } from "./turn-batched-output.ts";
 
 /**
  * Whether a person reads the output: stdout is a terminal, or SWITCHBOARD_TTY=1 says so (`npm start` pipes each
@@ -18,5 +20,5 @@ export function readByPerson(): boolean {
  */
 export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): DestinationStream {
   if (humanReadable) return pretty({ destination: 1, sync: true, ignore, translateTime: "SYS:HH:MM:ss.l" });
-  return pino.destination({ dest: 1, sync: true });
+  return new TurnBatchedOutput(pino.destination({ dest: 1, sync: true }));
 }

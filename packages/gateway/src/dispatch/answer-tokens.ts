@@ -10,6 +10,9 @@ export interface AnswerTokens {
 const USAGE_WINDOW = 512;
 const PROMPT = /"prompt_tokens"\s*:\s*(\d+)/;
 const COMPLETION = /"completion_tokens"\s*:\s*(\d+)/;
+/** Searched for as bytes: a string needle is encoded again at every search of a Buffer. */
+const USAGE_KEY = '"usage"';
+const USAGE_KEY_BYTES = Buffer.from(USAGE_KEY);
 
 /**
  * Reads the token counts of the last `"usage"` key in `text` (a whole JSON answer, or a piece of an event stream)
@@ -17,9 +20,9 @@ const COMPLETION = /"completion_tokens"\s*:\s*(\d+)/;
  * inside generated text is escaped (`\"usage\"`), so it is skipped. Undefined when there is none.
  */
 export function answerTokens(text: Buffer | string): AnswerTokens | undefined {
-  let at = text.lastIndexOf('"usage"');
+  let at = lastUsageKey(text);
   while (at > 0 && (typeof text === "string" ? text.charCodeAt(at - 1) : text[at - 1]) === 0x5c) {
-    at = text.lastIndexOf('"usage"', at - 1);
+    at = lastUsageKey(text, at - 1);
   }
   if (at < 0) return undefined;
   const end = Math.min(text.length, at + USAGE_WINDOW);
@@ -35,6 +38,10 @@ export function answerTokens(text: Buffer | string): AnswerTokens | undefined {
     promptTokens: plausibleTokens(Number(prompt?.[1] ?? 0)),
     completionTokens: plausibleTokens(Number(completion?.[1] ?? 0)),
   };
+}
+
+function lastUsageKey(text: Buffer | string, before?: number): number {
+  return typeof text === "string" ? text.lastIndexOf(USAGE_KEY, before) : text.lastIndexOf(USAGE_KEY_BYTES, before);
 }
 
 /** Where the first object in `text` ends (nested objects included), or the text's length. */

@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { describe, it } from "node:test";
+import { TurnBatchedOutput } from "../src/turn-batched-output.ts";
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("TurnBatchedOutput", () => {
+  it("writes the lines of one event-loop turn in one write, in order, at the end of the turn", async () => {
+    const writes: string[] = [];
+    const output = new TurnBatchedOutput({ write: (text: string) => void writes.push(text) });
+    output.write("a\n");
+    output.write("b\n");
+    output.write("c\n");
+    assert.deepEqual(writes, []);
+    await turn();
+    assert.deepEqual(writes, ["a\nb\nc\n"]);
+    output.write("d\n");
+    await turn();
+    assert.deepEqual(writes, ["a\nb\nc\n", "d\n"]);
+  });
+
+  it("writes what it holds at once when flushed", () => {
+    const writes: string[] = [];
+    const output = new TurnBatchedOutput({ write: (text: string) => void writes.push(text) });
+    output.write("x\n");
+    output.flush();
+    assert.deepEqual(writes, ["x\n"]);
+    output.flushSync();
+    assert.deepEqual(writes, ["x\n"]);
+  });
+
+  it("loses no line when the process exits in the same turn, by process.exit or by an uncaught exception", () => {
+    const module = new URL("../src/turn-batched-output.ts", import.meta.url).href;
+    for (const [ending, code] of [
+      ["process.exit(3)", 3],
+      ["throw new Error('boom')", 1],
+    ] as const) {
+      const script = [
+        `const { TurnBatchedOutput } = await import(${JSON.stringify(module)});`,
+        "const output = new TurnBatchedOutput({ write: (text) => process.stdout.write(text) });",
+        "for (let i = 0; i < 3; i++) output.write(`line ${i}\\n`);",
+        ending,
+      ].join("\n");
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(child.status, code, child.stderr);
+      assert.equal(child.stdout, "line 0\nline 1\nline 2\n", ending);
+    }
+  });
+});
