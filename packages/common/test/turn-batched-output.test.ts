@@ -39,7 +39,7 @@ describe("TurnBatchedOutput", () => {
       const script = [
         `const { TurnBatchedOutput } = await import(${JSON.stringify(module)});`,
         "const output = new TurnBatchedOutput({ write: (text) => process.stdout.write(text) });",
-        "for (let i = 0; i < 3; i++) output.write(`line ${i}\\n`);",
+        "for (const line of ['line 0\\n', 'line 1\\n', 'line 2\\n']) output.write(line);",
         ending,
       ].join("\n");
       const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
