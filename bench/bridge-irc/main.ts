@@ -2,19 +2,22 @@
 // Measures IRC -> api and api -> IRC latency (p50, p99; one message at a time) and sustained messages per second
 // (a burst, done when the last one arrived), beside the floor: two irc-framework clients talking through the same
 // server. Prints one line per direction with the ratios to the floor.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectIrcUser, freePort, type IrcUser, startNgircd, startProcess } from "@switchboard/testkit";
-import { Pool } from "undici";
+import { PipelinedPoster } from "./pipelined-poster.ts";
 
 const WARMUP = 200;
 const LATENCY_MESSAGES = Number(process.env.BENCH_LATENCY_MESSAGES ?? 1_000);
 const BURST_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CHANNEL = "#bench";
+/** api -> IRC bursts: keep-alive connections, and POSTs in flight across them (pipelined). */
+const POST_CONNECTIONS = Number(process.env.BENCH_POST_CONNECTIONS ?? 4);
+const POSTS_IN_FLIGHT = Number(process.env.BENCH_POSTS_IN_FLIGHT ?? 64);
 const TIMEOUT_MS = 60_000;
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -24,7 +27,31 @@ interface Result {
   p50: number;
   p99: number;
   rate: number;
+  /** CPU (user + system) per burst message, in µs: the bridge's, the load generator's (this process), ngIRCd's. */
+  bridgeUs: number;
+  benchUs: number;
+  serverUs: number;
 }
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system, all threads) a process has used, in µs, from /proc/<pid>/stat (clock ticks). */
+function processCpuUs(pid: number): number {
+  if (pid <= 0) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const ownCpuUs = () => {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+};
 
 /** Counts arrivals of "m<seq>" texts and lets a caller wait for a given count or a given sequence number. */
 class Arrivals {
@@ -73,7 +100,13 @@ const percentile = (sorted: number[], p: number) =>
 
 let nextSeq = 0;
 
-async function measure(path: Path): Promise<Result> {
+/** The processes whose CPU a burst is charged with. */
+interface Pids {
+  bridge: number;
+  server: number;
+}
+
+async function measure(path: Path, pids: Pids): Promise<Result> {
   const arrivals = path.arrivals;
   const burst = async (count: number) => {
     const first = nextSeq;
@@ -96,10 +129,20 @@ async function measure(path: Path): Promise<Result> {
     latencies.push(Number((arrivals.at.get(seq) ?? sent) - sent) / 1e6);
   }
   latencies.sort((a, b) => a - b);
+  const cpuBefore = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
   const start = process.hrtime.bigint();
   await burst(BURST_MESSAGES);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate: BURST_MESSAGES / seconds };
+  const cpuAfter = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
+  const perMessage = (i: number) => ((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN)) / BURST_MESSAGES;
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    rate: BURST_MESSAGES / seconds,
+    bridgeUs: perMessage(0),
+    benchUs: perMessage(1),
+    serverUs: perMessage(2),
+  };
 }
 
 function median(results: Result[]): Result {
@@ -107,7 +150,14 @@ function median(results: Result[]): Result {
     const values = results.map((r) => r[key]).sort((a, b) => a - b);
     return values[Math.floor(values.length / 2)] ?? Number.NaN;
   };
-  return { p50: pick("p50"), p99: pick("p99"), rate: pick("rate") };
+  return {
+    p50: pick("p50"),
+    p99: pick("p99"),
+    rate: pick("rate"),
+    bridgeUs: pick("bridgeUs"),
+    benchUs: pick("benchUs"),
+    serverUs: pick("serverUs"),
+  };
 }
 
 /** Reads the api account's /api/stream and feeds each message's text to `arrivals`. */
@@ -157,7 +207,7 @@ async function main(): Promise<void> {
         `[[gateway.inout]]\naccount = "irc.bench"\nchannel = "${CHANNEL}"\n` +
         `[[gateway.inout]]\naccount = "api.bench"\nchannel = "api"\n`,
     );
-    await startProcess(
+    const bridge = await startProcess(
       {
         command: process.execPath,
         args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
@@ -178,9 +228,9 @@ async function main(): Promise<void> {
     const floor = new Arrivals();
     onChannelMessage(reader, "sender", floor);
 
-    const pool = new Pool(`http://127.0.0.1:${apiPort}`, { connections: 16, pipelining: 1 });
-    cleanups.push(() => pool.close());
-    const paths: Path[] = [
+    const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS);
+    cleanups.push(() => poster.close());
+    const allPaths: Path[] = [
       {
         name: "IRC -> api",
         arrivals: toApi,
@@ -190,17 +240,8 @@ async function main(): Promise<void> {
       {
         name: "api -> IRC",
         arrivals: toIrc,
-        inFlight: 16,
-        send: async (seq) => {
-          const { statusCode, body } = await pool.request({
-            path: "/api/message",
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: `{"text":"m${seq}","username":"bench","gateway":"bench"}`,
-          });
-          await body.text();
-          if (statusCode !== 200) throw new Error(`POST answered ${statusCode}`);
-        },
+        inFlight: POSTS_IN_FLIGHT,
+        send: (seq) => poster.post("/api/message", `{"text":"m${seq}","username":"bench","gateway":"bench"}`),
       },
       {
         name: "floor IRC -> IRC",
@@ -210,21 +251,35 @@ async function main(): Promise<void> {
       },
     ];
     // Rounds alternate between the paths so a burst of load from elsewhere hits all of them; figures are medians.
+    const f = (n: number, digits = 3) => n.toFixed(digits);
+    const cpu = (r: Result) =>
+      `CPU µs/msg: bridge ${f(r.bridgeUs, 0)}, load generator ${f(r.benchUs, 0)}, ngircd ${f(r.serverUs, 0)}`;
+    const pids = { bridge: bridge.pid, server: server.pid };
+    // BENCH_PATHS=api measures only the paths whose name holds "api" (and the floor, always): for profiling one.
+    const only = process.env.BENCH_PATHS?.split(",").filter(Boolean);
+    const paths = allPaths.filter(
+      (p) => only === undefined || p.name.startsWith("floor") || only.some((part) => p.name.includes(part)),
+    );
     const runs = new Map<string, Result[]>(paths.map((p) => [p.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const path of paths) runs.get(path.name)?.push(await measure(path));
+      for (const path of paths) {
+        const r = await measure(path, pids);
+        runs.get(path.name)?.push(r);
+        console.log(`round ${round + 1} ${path.name}: ${f(r.rate, 0)} msg/s, ${cpu(r)}`);
+      }
     }
     const results = new Map([...runs].map(([name, list]) => [name, median(list)]));
     const base = results.get("floor IRC -> IRC") as Result;
-    const f = (n: number, digits = 3) => n.toFixed(digits);
     for (const [name, r] of results) {
       const ratio = name.startsWith("floor")
         ? ""
         : ` | vs floor: p50 ${f(r.p50 / base.p50, 2)}x, p99 ${f(r.p99 / base.p99, 2)}x, throughput ${f((100 * r.rate) / base.rate, 0)}%`;
       console.log(`${name}: p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms, ${f(r.rate, 0)} msg/s${ratio}`);
+      console.log(`  ${cpu(r)}`);
     }
+    const load = loadavg().map((n) => f(n, 2));
     console.log(
-      `(medians of ${ROUNDS} alternating rounds; ${LATENCY_MESSAGES} sequential messages for latency, bursts of ${BURST_MESSAGES}; MessageDelay 0)`,
+      `(medians of ${ROUNDS} alternating rounds; ${LATENCY_MESSAGES} sequential messages for latency, bursts of ${BURST_MESSAGES}; MessageDelay 0; load average at the end ${load.join(" ")}; ${cpus().length} CPUs)`,
     );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
