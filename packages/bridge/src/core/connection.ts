@@ -96,6 +96,13 @@ export interface Connection {
    */
   send(delivery: Delivery): SendResult;
   /**
+   * Optional, for a platform that is one ordered stream (IRC's socket): sends several messages of one channel at
+   * once, in order, as one write, and resolves with their ids once the platform took all of them. The queue calls it
+   * instead of `send` only when MessageDelay is 0 and several messages are waiting (a burst); a rejection counts as
+   * a failed send of the first (none of them is counted as sent: all stay queued and are sent again, in order).
+   */
+  sendBatch?(deliveries: readonly Delivery[]): Promise<string[]>;
+  /**
    * Optional. The bridge is stopping: refuse new inbound work from now on (an HTTP API answers 503 with
    * Retry-After: `retryAfterSeconds`), but stay connected, keep sending what the queues drain, and keep serving
    * reads, until `disconnect()`.

@@ -4,6 +4,8 @@
 // and, when it edits or replies to a message whose id is not known yet, sent only once that id is.
 //
 // The common case costs nothing extra: an idle queue of a connected, unpaced account sends at once, synchronously.
+// Unpaced (MessageDelay 0), the messages that waited meanwhile go together through the connection's sendBatch when it
+// has one (IRC: one socket write), still in order and each held until the batch is confirmed.
 import type { Logger } from "pino";
 import type { Delivery, SendResult } from "./account.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
@@ -25,6 +27,9 @@ export interface QueuePolicy {
   readyTimeoutMs: number;
 }
 
+/** Messages handed to one sendBatch at most: a burst is written in pieces of this size (IRC: ≤ 128 KiB a write). */
+const MAX_BATCH = 256;
+
 export const DEFAULT_QUEUE_POLICY: Omit<QueuePolicy, "capacity"> = {
   sendRetries: 3,
   retryBackoff: { baseMs: 500, capMs: 10_000 },
@@ -42,6 +47,8 @@ export interface QueueDeps {
   pacer: Pacer;
   /** The connection's send. */
   send(delivery: Delivery): SendResult;
+  /** The connection's sendBatch, when it has one (see Connection.sendBatch): used for bursts when unpaced. */
+  sendBatch?(deliveries: readonly Delivery[]): Promise<string[]>;
   /** Whether the account is connected; when it comes back up the owner calls `resume()`. */
   isUp(): boolean;
   /** Told what became of each message (metrics); nobody by default. */
@@ -189,6 +196,11 @@ export class OutboundQueue {
             await this.#wait(wait);
             continue;
           }
+          const batch = this.#batchAtHead();
+          if (batch !== undefined) {
+            await this.#sendBatch(batch);
+            continue;
+          }
           const paced = deps.pacer.reserve();
           if (paced > 0) {
             await this.#wait(paced);
@@ -216,6 +228,43 @@ export class OutboundQueue {
         this.#notifyEmpty();
       }
     }
+  }
+
+  /**
+   * The messages at the head that can go together in one sendBatch: only without pacing (each would otherwise
+   * wait for its own slot), none waiting for an id or a delay, none with files (those are fetched first). Undefined
+   * when fewer than two can: the single send is used.
+   */
+  #batchAtHead(): Item[] | undefined {
+    const deps = this.#deps;
+    if (deps.sendBatch === undefined || deps.pacer.intervalMs > 0 || this.#items.length < 2) return undefined;
+    const now = deps.clock.now();
+    let end = 0;
+    while (end < this.#items.length && end < MAX_BATCH) {
+      const item = this.#items[end] as Item;
+      if (item.ready !== undefined || item.notBefore > now || item.delivery.files !== undefined) break;
+      end++;
+    }
+    return end < 2 ? undefined : this.#items.slice(0, end);
+  }
+
+  /** Sends a batch; all of it confirmed leaves the queue, else the first counts as failed and all stay queued. */
+  async #sendBatch(batch: Item[]): Promise<void> {
+    const deps = this.#deps;
+    let ids: string[];
+    try {
+      ids = await (deps.sendBatch as NonNullable<QueueDeps["sendBatch"]>)(batch.map((item) => item.delivery));
+    } catch (error) {
+      this.#failed(batch[0] as Item, error);
+      return;
+    }
+    // Only the pump takes items off the head, so the batch is still there (unless close() emptied the queue).
+    this.#items.splice(0, batch.length);
+    const now = deps.clock.now();
+    batch.forEach((item, index) => {
+      deps.observer?.sent(item.delivery, now - item.queuedAt);
+      item.resolve(ids[index] ?? "");
+    });
   }
 
   async #wait(ms: number): Promise<void> {

@@ -139,6 +139,7 @@ export class SupervisedAccount implements Account {
         random: this.#tuning.random,
         pacer: this.#pacer,
         send: (d) => (d.files === undefined ? this.connection.send(d) : this.#sendWithFiles(d, d.files)),
+        sendBatch: this.connection.sendBatch?.bind(this.connection),
         isUp: () => this.supervisor.isUp,
         observer: this.#queueObserver,
       });

@@ -12,6 +12,7 @@ import { VERSION } from "../../version.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { guardCommands } from "./command-guard.ts";
 import { expandRunCommand } from "./commands.ts";
+import { TurnCork, writeCorked } from "./corked-writes.ts";
 import { parseGoDuration } from "./duration.ts";
 import {
   type IrcSource,
@@ -95,6 +96,13 @@ export class IrcConnection implements Connection {
   readonly #moderatorIn = new Set<string>();
   /** A server's event the handlers cannot read is skipped with one log line, never a crash. */
   readonly #malformed: MalformedEvents;
+  /**
+   * Bursts (MessageDelay 0) go out corked, several messages a write; not on Twitch, where each message waits for
+   * its own place in Twitch's rate window.
+   */
+  readonly sendBatch: ((deliveries: readonly Delivery[]) => Promise<string[]>) | undefined;
+  /** The lines of single sends in one turn leave together (a burst's first messages, before the queue batches). */
+  readonly #turnCork = new TurnCork();
 
   constructor(config: AccountConfig<typeof IRC_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -103,6 +111,7 @@ export class IrcConnection implements Connection {
     this.#malformed = new MalformedEvents(this.#logger);
     this.#wire = wireFor(config.settings.Charset);
     this.#twitch = isTwitch(config.settings);
+    this.sendBatch = this.#twitch ? undefined : (deliveries) => this.#sendCorked(deliveries);
   }
 
   /** The nick the server knows us by (it may differ from Nick while that one is taken). */
@@ -313,6 +322,24 @@ export class IrcConnection implements Connection {
     return this.#sendLines(client, delivery, lines, start);
   }
 
+  /**
+   * Every line of every delivery (those not written yet, for a multi-line one retried), corked into one write:
+   * all are counted as sent once the socket took them all, none when a write fails.
+   */
+  async #sendCorked(deliveries: readonly Delivery[]): Promise<string[]> {
+    const client = this.#liveClient();
+    const raw: string[] = [];
+    for (const delivery of deliveries) {
+      const lines = ircLines(delivery, this.#settings);
+      for (let index = this.#progress.get(delivery) ?? 0; index < lines.length; index++) {
+        raw.push(this.#rawLine(client, delivery.channel, lines[index] as IrcLine));
+      }
+    }
+    await writeCorked(client, raw);
+    for (const delivery of deliveries) this.#progress.delete(delivery);
+    return deliveries.map(() => "");
+  }
+
   /** Several lines: the queue paced the first; each further one waits for its own MessageDelay slot. */
   async #sendLines(client: Client, delivery: Delivery, lines: IrcLine[], start: number): Promise<string> {
     for (let index = start; index < lines.length; index++) {
@@ -344,11 +371,8 @@ export class IrcConnection implements Connection {
    * process dies next), so that a line still in Node's own buffer at a crash is not counted as sent and stays queued.
    */
   #write(client: Client, channel: string, line: IrcLine, replyTo?: string): Promise<void> {
-    const command = [line.command, this.#wire.encode(channel), this.#wire.encode(line.text)];
-    const raw =
-      replyTo === undefined
-        ? client.rawString(...command)
-        : client.rawString(`@reply-parent-msg-id=${replyTo}`, ...command);
+    const raw = this.#rawLine(client, channel, line, replyTo);
+    this.#turnCork.hold(client);
     return new Promise((resolve, reject) => {
       const taken = client.connection.write(raw, (error) => {
         if (error) reject(error);
@@ -357,6 +381,14 @@ export class IrcConnection implements Connection {
         else resolve();
       });
     });
+  }
+
+  /** The line as irc-framework writes it (without its CRLF). */
+  #rawLine(client: Client, channel: string, line: IrcLine, replyTo?: string): string {
+    const command = [line.command, this.#wire.encode(channel), this.#wire.encode(line.text)];
+    return replyTo === undefined
+      ? client.rawString(...command)
+      : client.rawString(`@reply-parent-msg-id=${replyTo}`, ...command);
   }
 
   /** Waits until Twitch's window has room for one more message (the core's MessageDelay pacing comes on top). */
