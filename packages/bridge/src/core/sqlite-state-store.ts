@@ -119,11 +119,18 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
   return new SqliteStateStore(db, statements, path, options.idMapSize);
 }
 
+interface Settled {
+  seq: number;
+  copy: CopyRecord | undefined;
+}
+
 class SqliteStateStore implements StateStore {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #idMapSize: number;
-  readonly #settle: (seq: number, copy: CopyRecord | undefined) => void;
+  readonly #settle: (settled: readonly Settled[]) => void;
+  /** Settles not written yet: they go together, in one transaction, at the end of the turn (see settle()). */
+  #settling: Settled[] = [];
   readonly #transaction: (work: () => unknown) => unknown;
   #keepQueued = false;
   readonly #unreadLogs: SqliteUnreadLog[] = [];
@@ -140,9 +147,11 @@ class SqliteStateStore implements StateStore {
     this.#idMapSize = idMapSize;
     // The queue row goes and the copy's id comes in one transaction: after a crash, either the message is still
     // queued (and is sent again) or its copy is known (and later edits reach it).
-    this.#settle = db.transaction((seq: number, copy: CopyRecord | undefined) => {
-      sql.dequeue.run(seq);
-      if (copy !== undefined) this.#recordCopyId(copy);
+    this.#settle = db.transaction((settled: readonly Settled[]) => {
+      for (const { seq, copy } of settled) {
+        sql.dequeue.run(seq);
+        if (copy !== undefined) this.#recordCopyId(copy);
+      }
     });
     this.#transaction = db.transaction((work: () => unknown) => work());
     this.#prune();
@@ -168,12 +177,26 @@ class SqliteStateStore implements StateStore {
     return Number(info.lastInsertRowid);
   }
 
+  /**
+   * Written once the current turn's work is done (process.nextTick), with every other settle of the turn: a burst
+   * that a destination confirms in one write (IRC's corked lines) costs one commit, not one per message. Removing a
+   * row later is always safe: a crash in between sends the message again (at least once), it never loses one.
+   */
   settle(seq: number, copy?: CopyRecord): void {
     if (this.#keepQueued) return;
-    this.#settle(seq, copy);
+    if (this.#settling.length === 0) process.nextTick(() => this.#flushSettles());
+    this.#settling.push({ seq, copy });
+  }
+
+  #flushSettles(): void {
+    const settled = this.#settling;
+    if (settled.length === 0 || !this.#db.open) return;
+    this.#settling = [];
+    this.#settle(settled);
   }
 
   queued(): QueuedRow[] {
+    this.#flushSettles();
     return this.#sql.queued.all().map((row) => {
       const queued: QueuedRow = {
         seq: row.seq,
@@ -211,11 +234,14 @@ class SqliteStateStore implements StateStore {
   }
 
   keepQueued(): void {
+    // What was confirmed before is written; what the queues let go from now on stays.
+    this.#flushSettles();
     this.#keepQueued = true;
   }
 
   close(): void {
     if (!this.#db.open) return;
+    this.#flushSettles();
     for (const log of this.#unreadLogs) log.flush();
     this.#db.close();
   }

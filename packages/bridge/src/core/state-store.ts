@@ -62,7 +62,8 @@ export interface StateStore {
   enqueue(delivery: StoredDelivery): number;
   /**
    * The destination confirmed (or gave up) the message: removes it from the queue and, when given, records the id
-   * its copy got, in one transaction.
+   * its copy got, in one transaction. May be written at the end of the turn, with the turn's other settles (a crash
+   * before then sends the message again: at least once).
    */
   settle(seq: number, copy?: CopyRecord): void;
   /** Every queued message, in the order they were queued. */
