@@ -4,6 +4,8 @@
 // as bot messages or through per-channel webhooks (outbound.ts, webhooks.ts). discord.js's own gateway reconnect is
 // cut short: a lost gateway connection is `disconnected`, and the core reconnects with backoff and holds messages.
 // The REST client rejects on rate limits instead of waiting, so a 429 reaches the core's queue as RetryAfter.
+
+import type { Readable } from "node:stream";
 import {
   type Channel,
   ChannelType,
@@ -16,6 +18,7 @@ import {
   Partials,
   type TextChannel,
   type Typing,
+  type WebhookClient,
 } from "discord.js";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
@@ -180,25 +183,7 @@ export class DiscordConnection implements Connection {
       // The files go with the first part, as multipart files[n] (read from disk at this moment).
       const files = index === 0 ? uploads.map((file) => ({ attachment: file.stream(), name: file.name })) : [];
       try {
-        if (webhook) {
-          const result = await webhook.send({
-            content,
-            files,
-            allowedMentions: this.#mentions,
-            username: webhookUsername(username),
-            avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
-          });
-          this.#rememberWebhookMessage(result.id);
-          sent.push(result.id);
-        } else {
-          const result = await channel.send({
-            content,
-            files,
-            allowedMentions: this.#mentions,
-            ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
-          });
-          sent.push(result.id);
-        }
+        sent.push(await this.#post(channel, webhook, parent, delivery, { content, files }));
       } catch (error) {
         const reason = files.length > 0 ? uploadRefusal(error) : undefined;
         if (reason === undefined) throw error;
@@ -212,6 +197,33 @@ export class DiscordConnection implements Connection {
     this.#progress.delete(delivery);
     // A message split into several is one bridged message: its ids joined by ";" (as Matterbridge).
     return sent.join(";");
+  }
+
+  /** One message: through the channel's webhook under the sender's name, else as the bot (a reply when `parent`). */
+  async #post(
+    channel: TextChannel,
+    webhook: WebhookClient | undefined,
+    parent: string,
+    delivery: Delivery,
+    body: { content: string; files: { attachment: Readable; name: string }[] },
+  ): Promise<string> {
+    const message = delivery.message;
+    if (webhook) {
+      const result = await webhook.send({
+        ...body,
+        allowedMentions: this.#mentions,
+        username: webhookUsername(message.username),
+        avatarURL: message.avatar || this.#localAvatar(delivery) || undefined,
+      });
+      this.#rememberWebhookMessage(result.id);
+      return result.id;
+    }
+    const result = await channel.send({
+      ...body,
+      allowedMentions: this.#mentions,
+      ...(parent !== "" ? { reply: { messageReference: parent, failIfNotExists: false } } : {}),
+    });
+    return result.id;
   }
 
   /** Discord's CDN URLs need no credentials. */
