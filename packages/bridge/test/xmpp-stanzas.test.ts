@@ -83,6 +83,7 @@ describe("parseGroupchat", () => {
       replaceId: "old",
       subject: undefined,
       delayed: false,
+      oob: [],
     });
   });
 

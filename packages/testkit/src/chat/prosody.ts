@@ -1,8 +1,11 @@
 // A real Prosody (XMPP) on 127.0.0.1 with a MUC component, configured for tests: no TLS, PLAIN allowed on loopback
 // (SCRAM's client-side PBKDF2 costs ~1 s per login in JS), a low SCRAM iteration count for clients that insist on it,
 // rooms created by whoever joins first. One per test file; restart() keeps the port and the data for outage tests.
+// With `httpUpload`, it also offers XEP-0363 HTTP File Upload (Prosody 0.12's mod_http_file_share) as the component
+// upload.<domain>, served over plain HTTP on a second free 127.0.0.1 port.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "../ports.ts";
 import type { Teardown } from "../process.ts";
 import { runToExit } from "../run-to-exit.ts";
 import {
@@ -32,16 +35,38 @@ export interface ProsodyOptions {
    * settings; default false (no TLS offered).
    */
   tls?: boolean;
+  /**
+   * Offer HTTP File Upload (XEP-0363) on the component upload.<domain>, files up to `maxFileSize` bytes (default
+   * 1 MiB; Prosody's own default is 10 MiB); default off, so other tests' servers are unchanged.
+   */
+  httpUpload?: boolean | { maxFileSize?: number };
+}
+
+/** The upload service of a server started with `httpUpload`. */
+export interface ProsodyUploads {
+  /** The component's JID, e.g. "upload.localhost". */
+  readonly domain: string;
+  /** The HTTP base its slots' URLs start with, e.g. "http://127.0.0.1:40123/". */
+  readonly baseUrl: string;
+  readonly maxFileSize: number;
 }
 
 export interface ProsodyServer extends RunningServer {
   readonly domain: string;
   readonly mucDomain: string;
+  /** Set when started with `httpUpload`. */
+  readonly uploads: ProsodyUploads | undefined;
   /** Registers a user with prosodyctl (works while the server runs); resolves with the bare JID. */
   createUser(username: string, password: string): Promise<string>;
 }
 
-export function prosodyConfig(dir: string, port: number, options: Required<Omit<ProsodyOptions, "users">>): string {
+type ConfigOptions = Required<Omit<ProsodyOptions, "users" | "httpUpload">> & {
+  /** The HTTP port and the upload limit, when the server offers HTTP File Upload. */
+  uploads?: { httpPort: number; maxFileSize: number };
+};
+
+export function prosodyConfig(dir: string, port: number, options: ConfigOptions): string {
+  const uploads = options.uploads;
   return `-- written by @switchboard/testkit for one test server
 pidfile = "${dir}/prosody.pid"
 data_path = "${dir}/data"
@@ -52,8 +77,7 @@ c2s_ports = { ${port} }
 c2s_direct_tls_ports = {}
 s2s_ports = {}
 component_ports = {}
-http_ports = {}
-https_ports = {}
+${httpListener(uploads?.httpPort)}https_ports = {}
 modules_enabled = { "roster", "saslauth", "disco", "ping", "posix"${options.tls ? ', "tls"' : ""} }
 modules_disabled = { "s2s"${options.tls ? "" : ', "tls"'} }
 c2s_require_encryption = false
@@ -72,6 +96,23 @@ Component "${options.mucDomain}" "muc"
   muc_room_locking = false
   muc_room_default_history_length = ${options.mucHistory}
   max_history_messages = ${Math.max(options.mucHistory, 1)}
+${uploads === undefined ? "" : uploadComponent(options.domain, uploads.maxFileSize)}`;
+}
+
+/** No HTTP listener, or one on 127.0.0.1:`port` whose URLs (the upload slots') name that address. */
+function httpListener(port: number | undefined): string {
+  if (port === undefined) return "http_ports = {}\n";
+  return `http_ports = { ${port} }
+http_interfaces = { "127.0.0.1" }
+http_external_url = "http://127.0.0.1:${port}/"
+`;
+}
+
+/** mod_http_file_share as a component: a subdomain, so the host's disco#items lists it (as on real servers). */
+function uploadComponent(domain: string, maxFileSize: number): string {
+  return `Component "upload.${domain}" "http_file_share"
+  http_file_share_size_limit = ${maxFileSize}
+  http_file_share_daily_quota = ${maxFileSize * 1000}
 `;
 }
 
@@ -87,22 +128,28 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
     timeoutMs: options.timeoutMs ?? 15_000,
     tls: options.tls ?? false,
   };
+  const httpUpload = options.httpUpload ?? false;
+  const maxFileSize = (typeof httpUpload === "object" ? httpUpload.maxFileSize : undefined) ?? 1_048_576;
+  // The HTTP port goes with the client port: kept on restart, chosen again when a launch moves to another port.
+  let http: { c2sPort: number; httpPort: number } | undefined;
   const dir = makeServerDir("prosody");
   const configPath = join(dir, "prosody.cfg.lua");
   // As root, Prosody and prosodyctl run as the "prosody" user, who must own the data.
   const owner = runningAsRoot() ? systemUser("prosody") : undefined;
 
-  const spec = (port: number): ServerLaunch => {
+  const spec = (port: number, httpPort: number | undefined): ServerLaunch => {
+    const uploads = httpPort === undefined ? undefined : { httpPort, maxFileSize };
     mkdirSync(join(dir, "data"), { recursive: true });
     mkdirSync(join(dir, "certs"), { recursive: true });
     if (settings.tls && !existsSync(join(dir, "certs", `${domain}.crt`)))
       selfSignedCertificate(join(dir, "certs"), domain);
-    writeFileSync(configPath, prosodyConfig(dir, port, settings), { mode: 0o644 });
+    writeFileSync(configPath, prosodyConfig(dir, port, { ...settings, uploads }), { mode: 0o644 });
     if (owner) chownTree(dir, owner);
     const run = asUser("prosody", binary, ["--config", configPath, "-F"]);
     return {
       name: `prosody:${port}`,
       ...run,
+      // Prosody opens its HTTP port before the client port, so this line comes once both listen.
       ready: new RegExp(`Activated service 'c2s' on \\[127\\.0\\.0\\.1\\]:${port}\\b`),
       // Prosody keeps running without the listener; launch() stops it.
       bindFailed: /Failed to open server port|Activated service 'c2s' on no ports/,
@@ -124,11 +171,21 @@ export async function startProsody(teardown: Teardown, options: ProsodyOptions =
 
   let usersCreated = false;
   const prepare = async (port: number): Promise<ServerLaunch> => {
-    const launchSpec = spec(port);
+    if (httpUpload !== false && http?.c2sPort !== port) http = { c2sPort: port, httpPort: await freePort() };
+    const launchSpec = spec(port, http?.httpPort);
     // Once only: a retry on another port, or a restart, keeps the data directory and its users.
     if (!usersCreated) for (const user of options.users ?? []) await createUser(user.username, user.password);
     usersCreated = true;
     return launchSpec;
   };
-  return startServer(teardown, dir, prepare, { domain, mucDomain: settings.mucDomain, createUser });
+  const server = await startServer(teardown, dir, prepare, {
+    domain,
+    mucDomain: settings.mucDomain,
+    uploads: undefined as ProsodyUploads | undefined,
+    createUser,
+  });
+  if (http !== undefined) {
+    server.uploads = { domain: `upload.${domain}`, baseUrl: `http://127.0.0.1:${http.httpPort}/`, maxFileSize };
+  }
+  return server;
 }

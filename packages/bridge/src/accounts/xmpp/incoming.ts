@@ -21,7 +21,18 @@ export interface IncomingGroupchat {
   subject?: string;
   /** Carries a delay stamp (XEP-0203 or XEP-0091): replayed history or a message held back by the server. */
   delayed: boolean;
+  /** XEP-0066 out-of-band data: the URLs of files shared with the message (an HTTP upload's GET URL). */
+  oob: OutOfBand[];
 }
+
+export interface OutOfBand {
+  url: string;
+  /** The sender's description of the file ("" when none). */
+  desc: string;
+}
+
+/** Out-of-band URLs read from one message at most (clients send one per message). */
+const MAX_OOB = 10;
 
 function bareJid(jid: string): string {
   const slash = jid.indexOf("/");
@@ -45,7 +56,8 @@ export function parseGroupchat(stanza: Element): IncomingGroupchat | undefined {
   if (from === undefined) return undefined;
   const body = stanza.getChild("body");
   const subject = stanza.getChild("subject");
-  if (body === undefined && subject === undefined) return undefined;
+  const oob = outOfBand(stanza);
+  if (body === undefined && subject === undefined && oob.length === 0) return undefined;
   const room = bareJid(from);
   const stanzaId = stanza.getChildren("stanza-id", NS.sid).find((child) => attr(child, "by") === room);
   return {
@@ -58,7 +70,18 @@ export function parseGroupchat(stanza: Element): IncomingGroupchat | undefined {
     replaceId: attr(stanza.getChild("replace", NS.correction), "id"),
     subject: subject === undefined ? undefined : subject.text(),
     delayed: isDelayed(stanza),
+    oob,
   };
+}
+
+function outOfBand(stanza: Element): OutOfBand[] {
+  const found: OutOfBand[] = [];
+  for (const x of stanza.getChildren("x", NS.oob)) {
+    const url = x.getChildText("url")?.trim() ?? "";
+    if (url !== "") found.push({ url, desc: x.getChildText("desc")?.trim() ?? "" });
+    if (found.length >= MAX_OOB) break;
+  }
+  return found;
 }
 
 function isDelayed(stanza: Element): boolean {

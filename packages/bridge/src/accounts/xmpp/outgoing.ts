@@ -41,6 +41,28 @@ export function groupchatMessage(options: GroupchatOptions): Element {
   return xml("message", { to: options.room, type: "groupchat", id: options.id }, ...children);
 }
 
+export interface FileMessageOptions {
+  room: string;
+  /** The file's GET URL on the server's upload service. */
+  url: string;
+  id: string;
+}
+
+/**
+ * A shared file as XMPP clients send one (XEP-0363 §5): the URL as the body and as XEP-0066 out-of-band data;
+ * Conversations, Gajim and Dino show the file inline when the two are the same.
+ */
+export function fileMessage(options: FileMessageOptions): Element {
+  const url = xmlSafeText(options.url);
+  return xml(
+    "message",
+    { to: options.room, type: "groupchat", id: options.id },
+    xml("body", {}, url),
+    xml("x", { xmlns: NS.oob }, xml("url", {}, url)),
+    xml("origin-id", { xmlns: NS.sid, id: options.id }),
+  );
+}
+
 export interface JoinOptions {
   room: string;
   nick: string;

@@ -1,7 +1,8 @@
 // The `xmpp` account's connection: one @xmpp/client session that joins each gateway channel as the MUC room
 // <channel>@<Muc>, relays the rooms' live groupchat messages and sends what the gateways route to it. The core
 // supervises it (reconnects and rejoins after a reported drop) and feeds it through its outbound queues, so the
-// library's own reconnect is switched off and nothing here retries.
+// library's own reconnect is switched off and nothing here retries. Files go through the server's HTTP File Upload
+// service (http-uploads.ts); files people share arrive as out-of-band URLs (incoming-files.ts).
 import { randomUUID } from "node:crypto";
 import { type Client, client } from "@xmpp/client";
 import xml, { type Element } from "@xmpp/xml";
@@ -15,11 +16,18 @@ import {
   type JoinRequest,
   PermanentSendError,
 } from "../../core/connection.ts";
-import { Events, emptyMessage } from "../../message.ts";
+import type { FileRequest } from "../../core/files/download.ts";
+import type { FileInfo } from "../../core/files/file-info.ts";
+import type { LocalFile } from "../../core/files/local-file.ts";
+import { Events, emptyMessage, type Message } from "../../message.ts";
+import { fileLines } from "../file-lines.ts";
 import { fitText } from "../fit-text.ts";
 import { MalformedEvents } from "../malformed-events.ts";
+import { RefusedUploads } from "../upload-fallback.ts";
 import { isOwnEcho, SentIds } from "./echo.ts";
+import { filePosts } from "./file-posts.ts";
 import { HistoryReplay } from "./history.ts";
+import { HttpUploads } from "./http-uploads.ts";
 import {
   type IncomingGroupchat,
   meAction,
@@ -27,10 +35,11 @@ import {
   parseGroupchat,
   parseOccupantPresence,
 } from "./incoming.ts";
+import { isServerFile, type ServerHosts, sharedFiles } from "./incoming-files.ts";
 import { keepAlive } from "./keep-alive.ts";
 import type { XMPP_KEYS } from "./keys.ts";
 import { chooseMechanism, loginIdentity, parseServer, type XmppSettings } from "./login.ts";
-import { groupchatMessage, mucJoinPresence, mucLeavePresence, xmlTextCost } from "./outgoing.ts";
+import { fileMessage, groupchatMessage, mucJoinPresence, mucLeavePresence, xmlTextCost } from "./outgoing.ts";
 import { RoomJoins } from "./room-joins.ts";
 import { controlStartTls } from "./starttls.ts";
 
@@ -40,6 +49,8 @@ const NICK_ATTEMPTS = 5;
 const PING_INTERVAL_MS = 60_000;
 const PING_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
+/** The wait for each answer about the upload service (discovery, a slot). */
+const UPLOAD_IQ_TIMEOUT_MS = 15_000;
 /** SASL failures that another attempt with the same settings cannot fix. */
 const FATAL_SASL = new Set([
   "not-authorized",
@@ -74,6 +85,13 @@ export class XmppConnection implements Connection {
   readonly #joins = new RoomJoins();
   readonly #replay = new HistoryReplay();
   readonly #sent = new SentIds();
+  readonly #refusedUploads: RefusedUploads;
+  /** This connection's upload service (discovered on its first file). */
+  #uploads: HttpUploads | undefined;
+  /** Per delivery with files: each file's GET URL ("" = sent as its link) and the ids of the stanzas sent, so a
+   * retried delivery uploads and sends nothing twice. */
+  readonly #fileProgress = new WeakMap<Delivery, { urls: string[]; ids: string[] }>();
+  readonly #fileHosts: ServerHosts;
 
   constructor(config: AccountConfig<typeof XMPP_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -81,6 +99,9 @@ export class XmppConnection implements Connection {
     this.#logger = context.logger;
     this.#muc = config.settings.Muc.trim();
     this.#malformed = new MalformedEvents(context.logger);
+    this.#refusedUploads = new RefusedUploads(context.logger);
+    const server = parseServer(config.settings.Server);
+    this.#fileHosts = { domain: loginIdentity(config.settings).domain, serverHost: server?.host ?? "" };
   }
 
   async connect(): Promise<void> {
@@ -147,6 +168,13 @@ export class XmppConnection implements Connection {
       throw this.#loginError(error);
     }
     online = true;
+    this.#uploads = new HttpUploads({
+      domain: xmpp.jid?.domain ?? domain,
+      get: (to, payload) => xmpp.iqCaller.request(xml("iq", { type: "get", to }, payload), UPLOAD_IQ_TIMEOUT_MS),
+      alive: () => current() && online,
+      logger: this.#logger,
+      refused: this.#refusedUploads,
+    });
     xmpp.on("close", () => dropped("the server closed the stream"));
     xmpp.on("disconnect", (details?: { reason?: unknown }) =>
       dropped(details?.reason instanceof Error ? details.reason.message : "connection closed"),
@@ -217,19 +245,78 @@ export class XmppConnection implements Connection {
     const message = delivery.message;
     // XMPP has retractions (XEP-0424) but Matterbridge sends no deletes to XMPP; neither do we yet.
     if (message.event === Events.msgDelete) return "";
-    if (message.text === "") return "";
+    const uploads = delivery.uploads ?? [];
+    const links = fileLines(message);
+    if (message.text === "" && links.length === 0 && uploads.length === 0) return "";
     const room = `${delivery.channel}@${this.#muc}`;
     if (!this.#rooms.has(room.toLowerCase())) throw new PermanentSendError(`not in ${room} (joining it failed)`);
-    // As Matterbridge: the formatted username is prefixed; an action becomes "/me <username><text>".
-    const prefix = message.event === Events.userAction ? `/me ${message.username}` : message.username;
-    // A stanza over the server's limit closes the whole session: the text is clipped to MessageLength first.
-    const limit = { limit: this.#settings.MessageLength, cost: xmlTextCost };
-    const text = fitText(message.text, limit, { prefix, clipped: this.#settings.MessageClipped })[0] ?? "";
-    const id = randomUUID();
-    this.#sent.add(id);
+    if (uploads.length > 0) return this.#sendWithFiles(xmpp, room, delivery, uploads, links);
+    const text = this.#body(
+      message,
+      [message.text, ...links].filter((line) => line !== ""),
+    );
+    const id = this.#newId();
     // A non-empty id is the id of our copy of the original: this is an edit, sent as a XEP-0308 correction.
     const replaceId = message.id === "" ? undefined : message.id;
     return xmpp.send(groupchatMessage({ room, text, id, replaceId })).then(() => id);
+  }
+
+  /**
+   * The files uploaded first (a file that cannot be becomes a link line of the text), then the text, then one
+   * message per uploaded file. Resolves with the text's id, else the first file's.
+   */
+  async #sendWithFiles(
+    xmpp: Client,
+    room: string,
+    delivery: Delivery,
+    uploads: readonly LocalFile[],
+    links: readonly string[],
+  ): Promise<string> {
+    const progress = this.#fileProgress.get(delivery) ?? { urls: [], ids: [] };
+    this.#fileProgress.set(delivery, progress);
+    for (const file of uploads.slice(progress.urls.length)) {
+      const uploader = this.#uploads;
+      if (uploader === undefined) throw new Error("not connected");
+      progress.urls.push((await uploader.upload(file)) ?? "");
+    }
+    const posts = filePosts(delivery.message.text, links, uploads, progress.urls);
+    // Without text the room is still told who sent the files: the formatted username alone.
+    const text = this.#body(delivery.message, posts.lines);
+    const stanzas = [
+      ...(text.trim() === "" ? [] : [(id: string) => groupchatMessage({ room, text, id })]),
+      ...posts.urls.map((url) => (id: string) => fileMessage({ room, url, id })),
+    ];
+    for (const [index, stanza] of stanzas.entries()) {
+      if (index < progress.ids.length) continue;
+      if (index > 0) await this.#context.pace();
+      const id = this.#newId();
+      await xmpp.send(stanza(id));
+      progress.ids.push(id);
+    }
+    return progress.ids[0] ?? "";
+  }
+
+  /**
+   * The body of a text message: the formatted username, then the lines. As Matterbridge, an action becomes
+   * "/me <username><text>". A stanza over the server's limit closes the whole session: clipped to MessageLength.
+   */
+  #body(message: Message, lines: readonly string[]): string {
+    const prefix = message.event === Events.userAction ? `/me ${message.username}` : message.username;
+    const limit = { limit: this.#settings.MessageLength, cost: xmlTextCost };
+    const fitted = fitText(lines.join("\n"), limit, { prefix, clipped: this.#settings.MessageClipped })[0] ?? "";
+    return lines.length === 0 ? fitted.trimEnd() : fitted;
+  }
+
+  /** A new stanza id, remembered as ours: the room's reflection of the stanza is not relayed. */
+  #newId(): string {
+    const id = randomUUID();
+    this.#sent.add(id);
+    return id;
+  }
+
+  /** A file someone shared in a room: fetched (with no credentials) only from the XMPP server's own hosts. */
+  fileRequest(file: FileInfo): FileRequest | undefined {
+    return isServerFile(file.URL, this.#fileHosts) ? { url: file.URL } : undefined;
   }
 
   #onStanza(stanza: Element): void {
@@ -273,13 +360,15 @@ export class XmppConnection implements Connection {
       message.event = Events.topicChange;
       message.text = incoming.subject;
     } else {
-      const { text, action } = meAction(incoming.text);
+      const shared = sharedFiles(incoming.text, incoming.oob);
+      const { text, action } = meAction(shared.text);
       message.text = text;
       if (action) message.event = Events.userAction;
+      if (shared.files.length > 0) message.Extra = { file: shared.files };
       // A correction (XEP-0308) names the original's id: the core then treats it as an edit of that message.
       message.id = incoming.replaceId ?? incoming.id ?? incoming.originId ?? "";
     }
-    if (message.text === "" && message.event !== Events.topicChange) return;
+    if (message.text === "" && message.Extra === null && message.event !== Events.topicChange) return;
     this.#context.receive(message);
   }
 
@@ -289,6 +378,7 @@ export class XmppConnection implements Connection {
     this.#stopKeepAlive = undefined;
     this.#joins.abandon("disconnecting");
     this.#replay.forget();
+    this.#uploads = undefined;
     const rooms = [...this.#rooms.entries()];
     this.#rooms.clear();
     const xmpp = this.#client;

@@ -1,0 +1,57 @@
+// The HTTP PUT of a file to its upload slot: streamed from the relayed file on disk, with the slot's headers and the
+// size and type the slot was asked for (the service checks both), bounded by a wait for the answer, a pause while
+// sending and a deadline for the whole upload. Errors name what went wrong, never the URL (it may hold a secret).
+import { request } from "undici";
+import { filesAgent } from "../../core/files/http-agent.ts";
+import type { LocalFile } from "../../core/files/local-file.ts";
+import type { UploadSlot } from "./upload-slot.ts";
+
+export interface PutLimits {
+  /** The wait for the answer's headers; a pause in sending the body counts against it too. */
+  headersTimeoutMs: number;
+  /** The longest pause between two chunks of the answer's body. */
+  idleTimeoutMs: number;
+  /** The whole upload. */
+  deadlineMs: number;
+}
+
+export const DEFAULT_PUT_LIMITS: PutLimits = { headersTimeoutMs: 15_000, idleTimeoutMs: 10_000, deadlineMs: 60_000 };
+
+/** How much of an answer's body is read (and dropped) before the connection is given back. */
+const ANSWER_LIMIT = 64 * 1024;
+
+/** PUTs `file` to `slot`; rejects with an Error whose message is safe to log. */
+export async function putFile(slot: UploadSlot, file: LocalFile, limits: PutLimits): Promise<void> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), limits.deadlineMs);
+  const body = file.stream();
+  try {
+    const response = await request(slot.putUrl, {
+      method: "PUT",
+      dispatcher: filesAgent,
+      headers: { ...slot.headers, "content-type": file.mediaType, "content-length": String(file.size) },
+      body,
+      signal: deadline.signal,
+      headersTimeout: limits.headersTimeoutMs,
+      bodyTimeout: limits.idleTimeoutMs,
+    });
+    await response.body.dump({ limit: ANSWER_LIMIT }).catch(() => {});
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
+  } catch (error) {
+    if (deadline.signal.aborted) throw new Error(`not uploaded within ${limits.deadlineMs / 1000} s`);
+    throw error instanceof Error && /^HTTP \d+$/.test(error.message) ? error : new Error(networkFailure(error));
+  } finally {
+    clearTimeout(timer);
+    body.destroy();
+  }
+}
+
+/** undici's error code (it names the failure, not the URL), else its message. */
+function networkFailure(error: unknown): string {
+  if (typeof error === "object" && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof code === "string") return code === "UND_ERR_HEADERS_TIMEOUT" ? "no answer to the PUT" : code;
+    if (typeof message === "string") return message;
+  }
+  return String(error);
+}
