@@ -4,6 +4,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DropReason, RelayObserver } from "../core/observer.ts";
 import type { AccountView } from "./account-view.ts";
+import { registerProcessMetrics } from "./process-metrics.ts";
 
 /** An account's channel on a gateway, as the config lists it. */
 export interface Route {
@@ -80,6 +81,7 @@ export class BridgeMetrics implements RelayObserver {
       registers,
     });
     registerAccountGauges(this.registry, routes, accounts);
+    registerProcessMetrics(this.registry);
 
     const accountIds = new Set(routes.map((route) => route.account));
     for (const account of accountIds) this.#reconnects.labels(account).inc(0);

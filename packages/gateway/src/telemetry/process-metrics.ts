@@ -47,6 +47,21 @@ export function registerProcessMetrics(registry: Registry): void {
       this.set(startTime);
     },
   });
+  // What keeps the event loop alive, by type (sockets, servers, timers): a count that grows under steady load leaks.
+  const seenTypes = new Set<string>();
+  new Gauge({
+    name: "nodejs_active_resources",
+    help: "Resources keeping the event loop alive (handles, requests, timers), by type.",
+    labelNames: ["type"],
+    registers,
+    collect() {
+      const counts = new Map<string, number>();
+      for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+      // A type seen once stays, at 0, so that its series does not vanish between scrapes.
+      for (const type of counts.keys()) seenTypes.add(type);
+      for (const type of seenTypes) this.set({ type }, counts.get(type) ?? 0);
+    },
+  });
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   new Gauge({

@@ -1,0 +1,194 @@
+// The soak's report: per process, heap and RSS slopes after warm-up (MB/hour) beside the baseline's, handles at the
+// first and last quiet moment, event-loop delay; then the errors, the bridge's ledger and the verdict against the
+// goals. Pure: everything it needs comes in `SoakResult`, which main.ts also writes as JSON.
+import type { LedgerSummary } from "./ledger.ts";
+import { max, mbPerHour, median, type Sample } from "./stats.ts";
+
+const GOAL_HEAP_MB_PER_HOUR = 1;
+
+export interface ProcessSeries {
+  name: string;
+  samples: Sample[];
+  /** Samples taken with the load held still and every connection settled: after warm-up, and at the end. */
+  quiet: Sample[];
+  scrapeFailures: number;
+}
+
+export interface ClientCounts {
+  done: Record<string, number>;
+  expected: Record<string, number>;
+  unexpected: Record<string, number>;
+  examples: string[];
+  logWarnings: number;
+  logErrors: number;
+  logMessages: string[];
+}
+
+export interface SoakResult {
+  startedAt: string;
+  minutes: number;
+  warmupSeconds: number;
+  sampleSeconds: number;
+  processes: ProcessSeries[];
+  gateway: ClientCounts & {
+    /** gateway_errors_total series at the end, split by whether the flapping backend explains them. */
+    expectedServerErrors: Record<string, number>;
+    unexpectedServerErrors: Record<string, number>;
+    flapTransitions: number;
+  };
+  bridge: ClientCounts & {
+    ledger: LedgerSummary;
+    drained: boolean;
+    dropped: number;
+    restarts: Record<string, number>;
+  };
+  machine: { cpus: number; loadBefore: number[]; loadAfter: number[] };
+}
+
+interface ProcessFigures {
+  name: string;
+  heapSlope?: number;
+  rssSlope?: number;
+  heapFirst?: number;
+  heapLast?: number;
+  handlesFirst?: number;
+  handlesLast?: number;
+  /** Resource types whose quiet count grew, e.g. "TCPSocketWrap +3". */
+  grown: string[];
+  loopP99Median?: number;
+  loopP99Max?: number;
+  samples: number;
+  scrapeFailures: number;
+}
+
+const MB = 1024 * 1024;
+
+export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFigures {
+  const after = series.samples.filter((s) => s.t >= warmupSeconds);
+  const heaps = after.flatMap((s) => (s.heapUsedBytes === undefined ? [] : [s.heapUsedBytes / MB]));
+  const loop = after.flatMap((s) => (s.loopDelayP99Seconds === undefined ? [] : [s.loopDelayP99Seconds * 1000]));
+  const first = series.quiet[0];
+  const last = series.quiet.at(-1);
+  const grown: string[] = [];
+  if (first?.resources && last?.resources && series.quiet.length > 1) {
+    for (const [type, count] of Object.entries(last.resources)) {
+      const before = first.resources[type] ?? 0;
+      if (count > before && type !== "Timeout" && type !== "Immediate") grown.push(`${type} +${count - before}`);
+    }
+  }
+  return {
+    name: series.name,
+    heapSlope: mbPerHour(series.samples, "heapUsedBytes", warmupSeconds),
+    rssSlope: mbPerHour(series.samples, "rssBytes", warmupSeconds),
+    heapFirst: median(heaps.slice(0, 3)),
+    heapLast: median(heaps.slice(-3)),
+    handlesFirst: first?.handles,
+    handlesLast: series.quiet.length > 1 ? last?.handles : undefined,
+    grown,
+    loopP99Median: median(loop),
+    loopP99Max: max(loop),
+    samples: series.samples.length,
+    scrapeFailures: series.scrapeFailures,
+  };
+}
+
+const n = (value: number | undefined, digits = 2) => (value === undefined ? "n/a" : value.toFixed(digits));
+const signed = (value: number | undefined) => (value === undefined ? "n/a" : `${value >= 0 ? "+" : ""}${n(value)}`);
+const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
+const listed = (record: Record<string, number>) =>
+  Object.entries(record)
+    .map(([key, count]) => `${key} ${count}`)
+    .join(", ") || "none";
+
+export interface Goal {
+  goal: string;
+  met: boolean;
+  detail: string;
+}
+
+export function goals(result: SoakResult): Goal[] {
+  const all = result.processes.map((p) => figures(p, result.warmupSeconds));
+  const services = all.filter((f) => f.name !== "baseline");
+  const out: Goal[] = [];
+  for (const f of services) {
+    out.push({
+      goal: `${f.name}: heap slope under ${GOAL_HEAP_MB_PER_HOUR} MB/hour after warm-up`,
+      met: f.heapSlope !== undefined && f.heapSlope < GOAL_HEAP_MB_PER_HOUR,
+      detail: `${n(f.heapSlope)} MB/hour`,
+    });
+    out.push({
+      goal: `${f.name}: no handle growth (quiet moments, after warm-up vs end)`,
+      met: f.handlesFirst !== undefined && f.handlesLast !== undefined && f.handlesLast <= f.handlesFirst,
+      detail: `${n(f.handlesFirst, 0)} -> ${n(f.handlesLast, 0)}${f.grown.length > 0 ? ` (${f.grown.join(", ")})` : ""}`,
+    });
+  }
+  const g = result.gateway;
+  const b = result.bridge;
+  const unexpected =
+    sum(g.unexpected) + g.logErrors + sum(g.unexpectedServerErrors) + sum(b.unexpected) + b.logErrors + b.dropped;
+  const scrapes = all.reduce((total, f) => total + f.scrapeFailures, 0);
+  out.push({
+    goal: "zero unexpected errors",
+    met: unexpected + scrapes === 0,
+    detail:
+      `gateway clients ${sum(g.unexpected)}, gateway error logs ${g.logErrors}, gateway server errors ` +
+      `${sum(g.unexpectedServerErrors)}, bridge clients ${sum(b.unexpected)}, bridge error logs ${b.logErrors}, ` +
+      `bridge drops ${b.dropped}, failed scrapes ${scrapes}`,
+  });
+  out.push({
+    goal: "zero lost bridge messages",
+    met: b.ledger.lost === 0 && b.ledger.accepted > 0,
+    detail: `${b.ledger.lost} lost of ${b.ledger.expected} deliveries (${b.ledger.accepted} messages)`,
+  });
+  return out;
+}
+
+export function renderReport(result: SoakResult): string {
+  const all = result.processes.map((p) => figures(p, result.warmupSeconds));
+  const baseline = all.find((f) => f.name === "baseline");
+  const lines: string[] = [];
+  lines.push(
+    `soak: ${result.minutes} min from ${result.startedAt}, samples every ${result.sampleSeconds} s, ` +
+      `warm-up ${Math.round(result.warmupSeconds)} s discarded`,
+    "",
+    "| process | heap MB/h | RSS MB/h | heap MB first -> last | heap slope - baseline | handles (quiet) first -> last | loop p99 ms median / max | samples |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  );
+  for (const f of all) {
+    const versus =
+      f.name === "baseline" || baseline?.heapSlope === undefined || f.heapSlope === undefined
+        ? "–"
+        : signed(f.heapSlope - baseline.heapSlope);
+    lines.push(
+      `| ${f.name} | ${signed(f.heapSlope)} | ${signed(f.rssSlope)} | ${n(f.heapFirst, 1)} -> ${n(f.heapLast, 1)} | ` +
+        `${versus} | ${n(f.handlesFirst, 0)} -> ${n(f.handlesLast, 0)}${f.grown.length ? ` (${f.grown.join(", ")})` : ""} | ` +
+        `${n(f.loopP99Median, 1)} / ${n(f.loopP99Max, 1)} | ${f.samples}${f.scrapeFailures ? ` (${f.scrapeFailures} failed)` : ""} |`,
+    );
+  }
+  const g = result.gateway;
+  const b = result.bridge;
+  lines.push(
+    "",
+    `gateway requests: ${listed(g.done)}`,
+    `gateway expected failures: ${listed(g.expected)}; flapping-backend transitions ${g.flapTransitions}; ` +
+      `its failed attempts (failed over) ${listed(g.expectedServerErrors)}`,
+    `gateway unexpected: clients ${listed(g.unexpected)}; server errors ${listed(g.unexpectedServerErrors)}; ` +
+      `log: ${g.logErrors} errors, ${g.logWarnings} warnings`,
+    `bridge: ${listed(b.done)}; restarts ${listed(b.restarts)}`,
+    `bridge messages: ${b.ledger.accepted} accepted, ${b.ledger.expected} deliveries expected, ${b.ledger.lost} lost` +
+      ` (${listed(b.ledger.lostByDestination)}), ${b.ledger.duplicated} duplicated, ${b.ledger.unexpected} unrecorded` +
+      `${b.drained ? "" : " — NOT DRAINED within the bound"}`,
+    `bridge unexpected: clients ${listed(b.unexpected)}; drops ${b.dropped}; log: ${b.logErrors} errors, ${b.logWarnings} warnings`,
+  );
+  for (const example of [...g.examples, ...b.examples]) lines.push(`  example: ${example}`);
+  for (const message of [...g.logMessages, ...b.logMessages]) lines.push(`  log: ${message}`);
+  if (b.ledger.lostExamples.length > 0) lines.push(`  lost: ${b.ledger.lostExamples.join(" ")}`);
+  lines.push(
+    `machine: ${result.machine.cpus} cores, load average before ${result.machine.loadBefore.map((x) => x.toFixed(2)).join(" ")}, ` +
+      `after ${result.machine.loadAfter.map((x) => x.toFixed(2)).join(" ")}`,
+    "",
+    "verdict:",
+  );
+  for (const goal of goals(result)) lines.push(`  ${goal.met ? "MET    " : "NOT MET"} ${goal.goal}: ${goal.detail}`);
+  return lines.join("\n");
+}
