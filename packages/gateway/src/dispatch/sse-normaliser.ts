@@ -2,7 +2,19 @@ import { StringDecoder } from "node:string_decoder";
 
 const LF = 0x0a;
 const CR = 0x0d;
+const CLOSE_BRACKET = 0x5d;
 const ENDS_WITH_DONE = /(^|\n)data: ?\[DONE\]\n\n$/;
+
+/** Whether complete LF events end with `data: [DONE]`: a byte compare per chunk, the pattern only after a `]`. */
+function endsWithDone(events: Buffer | string): boolean {
+  const length = events.length;
+  if (length < 13) return false;
+  if (typeof events === "string")
+    return events.charCodeAt(length - 3) === CLOSE_BRACKET && ENDS_WITH_DONE.test(events.slice(-32));
+  return (
+    events[length - 3] === CLOSE_BRACKET && ENDS_WITH_DONE.test(events.toString("latin1", Math.max(0, length - 32)))
+  );
+}
 
 /**
  * Re-frames an upstream SSE byte stream into complete LF-terminated events: CRLF and CR become LF, and an event is
@@ -16,14 +28,17 @@ export class SseNormaliser {
   #sawCr = false;
   /** Nothing is buffered: no partial event, no partial character, no trailing CR. */
   #clean = true;
-  /** The last complete events emitted. */
-  #last: Buffer | string = "";
+  /**
+   * Whether the last complete events emitted ended with `data: [DONE]`. A flag rather than those events: holding the
+   * last upstream chunk would keep its buffer alive for as long as the stream lasts, for every stream.
+   */
+  #endedWithDone = false;
 
   /** Feeds upstream bytes; returns the complete events they finish (empty when none). */
   push(chunk: Buffer): Buffer | string {
     const length = chunk.length;
     if (this.#clean && length >= 2 && chunk[length - 1] === LF && chunk[length - 2] === LF && !chunk.includes(CR)) {
-      this.#last = chunk;
+      this.#endedWithDone = endsWithDone(chunk);
       return chunk;
     }
     this.#decoder ??= new StringDecoder("utf8");
@@ -39,7 +54,7 @@ export class SseNormaliser {
     } else {
       events = buffered.slice(0, end + 2);
       this.#pending = buffered.slice(end + 2);
-      this.#last = events;
+      this.#endedWithDone = endsWithDone(events);
     }
     this.#clean = this.#pending === "" && !this.#sawCr && (length === 0 || chunk[length - 1]! < 0x80);
     return events;
@@ -54,10 +69,8 @@ export class SseNormaliser {
       if (rest.trim() === "") rest = "";
       else rest = rest.endsWith("\n") ? `${rest}\n` : `${rest}\n\n`;
     }
-    if (rest !== "") this.#last = rest;
-    const last = this.#last;
-    const tail = typeof last === "string" ? last.slice(-32) : last.subarray(-32).toString("latin1");
-    return ENDS_WITH_DONE.test(tail) ? rest : `${rest}data: [DONE]\n\n`;
+    if (rest !== "") this.#endedWithDone = endsWithDone(rest);
+    return this.#endedWithDone ? rest : `${rest}data: [DONE]\n\n`;
   }
 }
 

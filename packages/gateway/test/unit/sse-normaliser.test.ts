@@ -61,6 +61,18 @@ describe("SSE normaliser", () => {
     assert.equal(run([Buffer.from("data: x\n\ndata: [DONE]\n")]), "data: x\n\ndata: [DONE]\n\n");
   });
 
+  it("adds [DONE] only when the last event emitted was not one, whichever path the chunks took", () => {
+    const bytes = (text: string) => Buffer.from(text);
+    // Whole LF events pass through as they are; the check reads only the last chunk's end.
+    assert.equal(run([bytes("data: x\n\n"), bytes("data: [DONE]\n\n")]), "data: x\n\ndata: [DONE]\n\n");
+    assert.equal(run([bytes("data: [DONE]\n\n"), bytes("data: y\n\n")]), "data: [DONE]\n\ndata: y\n\ndata: [DONE]\n\n");
+    assert.equal(run([bytes('data: ["[DONE]"]\n\n')]), 'data: ["[DONE]"]\n\ndata: [DONE]\n\n');
+    assert.equal(run([bytes("data:[DONE]\n\n")]), "data:[DONE]\n\n");
+    // Re-framed (CRLF, split) events, and a [DONE] left without its blank line at the end.
+    assert.equal(run([bytes("data: [DONE]\r\n\r\n")]), "data: [DONE]\n\n");
+    assert.equal(run([bytes("data: z\n\ndata: [DO"), bytes("NE]")]), "data: z\n\ndata: [DONE]\n\n");
+  });
+
   it("an interrupted stream ends with an OpenAI-style error event and [DONE]", () => {
     const text = streamErrorEvent("boom");
     assert.ok(text.endsWith("\n\ndata: [DONE]\n\n"));
