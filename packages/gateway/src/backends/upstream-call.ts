@@ -99,10 +99,13 @@ export class SinkHandler implements Dispatcher.DispatchHandler, UpstreamCall {
   }
 
   onResponseStart(
-    _controller: Dispatcher.DispatchController,
+    controller: Dispatcher.DispatchController,
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
+    // undici's controller keeps the response head's raw header buffers for as long as the response lasts (about 1 KB);
+    // only the parsed headers are read, once, so a stream need not hold them.
+    if ("rawHeaders" in controller) controller.rawHeaders = null;
     if (statusCode < 200) return;
     const type = headers["content-type"];
     this.sink.start(statusCode, typeof type === "string" ? type : "application/json");
