@@ -4,23 +4,26 @@ import type { DestinationStream } from "pino";
 const holding = new Set<TurnBatchedOutput>();
 let exitHooked = false;
 
+/** Where the lines go: a stream that may hold them too (pino's asynchronous destination), flushed at exit. */
+type Destination = DestinationStream & { flushSync?(): void };
+
 /**
  * Lines written during one event-loop turn go out together in one write at the end of the turn. Under load, a log
  * line per request written on its own costs a system call per request (docs/benchmarks.md, "Figures behind the
- * code"). The write itself stays synchronous, and lines still held when the process exits are written then, so a
- * crash or an exit loses nothing (a SIGKILL at most the lines of the turn it interrupts).
+ * code"). Lines still held when the process exits are written then, synchronously, so an exit or a crash loses
+ * nothing (a SIGKILL at most the lines not yet written).
  */
 export class TurnBatchedOutput implements DestinationStream {
   #pending: string[] = [];
   #scheduled = false;
-  readonly #out: DestinationStream;
+  readonly #out: Destination;
 
-  constructor(out: DestinationStream) {
+  constructor(out: Destination) {
     this.#out = out;
     if (!exitHooked) {
       exitHooked = true;
       process.on("exit", () => {
-        for (const output of holding) output.flushSync();
+        for (const output of holding) output.#flushAtExit();
       });
     }
   }
@@ -42,6 +45,15 @@ export class TurnBatchedOutput implements DestinationStream {
   flush(callback?: (error?: Error) => void): void {
     this.flushSync();
     callback?.();
+  }
+
+  #flushAtExit(): void {
+    try {
+      this.flushSync();
+      this.#out.flushSync?.();
+    } catch {
+      // The destination was closed already (it ended when the event loop emptied): nothing left to write to.
+    }
   }
 
   flushSync(): void {

@@ -30,6 +30,35 @@ describe("TurnBatchedOutput", () => {
     assert.deepEqual(writes, ["x\n"]);
   });
 
+  it("JSON log lines through logOutput reach stdout, also when the process exits at once or crashes", () => {
+    const module = new URL("../src/log-output.ts", import.meta.url).href;
+    for (const [ending, code] of [
+      ["process.exit(3)", 3],
+      ["throw new Error('boom')", 1],
+      ["", 0],
+    ] as const) {
+      const script = [
+        "const { default: pino } = await import('pino');",
+        `const { logOutput } = await import(${JSON.stringify(module)});`,
+        "const logger = pino({ base: undefined }, logOutput(false));",
+        "for (const n of [1, 2, 3]) logger.info({ n }, 'line');",
+        "await new Promise((resolve) => setImmediate(resolve));",
+        "for (const n of [4, 5]) logger.info({ n }, 'line');",
+        ending,
+      ].join("\n");
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(child.status, code, child.stderr);
+      const numbers = child.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { n: number }).n);
+      assert.deepEqual(numbers, [1, 2, 3, 4, 5], ending || "a natural exit");
+    }
+  });
+
   it("loses no line when the process exits in the same turn, by process.exit or by an uncaught exception", () => {
     const module = new URL("../src/turn-batched-output.ts", import.meta.url).href;
     for (const [ending, code] of [
