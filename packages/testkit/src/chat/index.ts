@@ -47,7 +47,13 @@ export {
   type TalkSimulator,
 } from "./nctalk.ts";
 export { type NgircdOptions, type NgircdServer, ngircdConfig, startNgircd } from "./ngircd.ts";
-export { type ProsodyOptions, type ProsodyServer, prosodyConfig, startProsody } from "./prosody.ts";
+export {
+  type ProsodyOptions,
+  type ProsodyServer,
+  type ProsodyUploads,
+  prosodyConfig,
+  startProsody,
+} from "./prosody.ts";
 export {
   type RocketChatBotAction,
   type RocketChatHuman,
@@ -89,6 +95,7 @@ export {
   type TwitchIrcOptions,
   type TwitchSent,
 } from "./twitch-irc.ts";
+export { type FileToShare, type SharedFile, sendOutOfBand, uploadFile, watchSharedFiles } from "./xmpp-files.ts";
 export {
   connectXmppUser,
   type JoinRoomOptions,

@@ -77,7 +77,7 @@ c2s_ports = { ${port} }
 c2s_direct_tls_ports = {}
 s2s_ports = {}
 component_ports = {}
-${httpListener(uploads?.httpPort)}https_ports = {}
+${httpListener(uploads?.httpPort, options.domain)}https_ports = {}
 modules_enabled = { "roster", "saslauth", "disco", "ping", "posix"${options.tls ? ', "tls"' : ""} }
 modules_disabled = { "s2s"${options.tls ? "" : ', "tls"'} }
 c2s_require_encryption = false
@@ -99,12 +99,16 @@ Component "${options.mucDomain}" "muc"
 ${uploads === undefined ? "" : uploadComponent(options.domain, uploads.maxFileSize)}`;
 }
 
-/** No HTTP listener, or one on 127.0.0.1:`port` whose URLs (the upload slots') name that address. */
-function httpListener(port: number | undefined): string {
+/**
+ * No HTTP listener, or one on 127.0.0.1:`port` whose URLs (the upload slots') name that address; Prosody routes by
+ * the Host header, and 127.0.0.1 is no host of its own, so requests go to the upload component's host.
+ */
+function httpListener(port: number | undefined, domain: string): string {
   if (port === undefined) return "http_ports = {}\n";
   return `http_ports = { ${port} }
 http_interfaces = { "127.0.0.1" }
 http_external_url = "http://127.0.0.1:${port}/"
+http_default_host = "upload.${domain}"
 `;
 }
 

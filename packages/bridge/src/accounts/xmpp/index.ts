@@ -8,6 +8,8 @@ export const xmppProtocol = defineProtocol({
   name: "xmpp",
   keys: XMPP_KEYS,
   unsupportedKeys: XMPP_UNSUPPORTED_KEYS,
+  // Through the server's HTTP File Upload service (XEP-0363); as links where it has none.
+  capabilities: { uploads: true },
   validate(settings) {
     const problems: string[] = [];
     if (parseServer(settings.Server) === undefined) {
