@@ -50,10 +50,9 @@ const DRAIN_TIMEOUT_MS = 60_000;
 /** Later than a restarted server's downtime plus its human's reconnect (see the header). */
 const RECONNECT_DELAY_MS = 3_000;
 
+/** Where a message from `source` must arrive: api.in posts reach api.out too; a human's line the other two. */
 const everywhereBut = (source: Endpoint): Destination[] =>
-  (["api-stream", "api-poll", "irc", "xmpp"] as const).filter(
-    (destination) => !destination.startsWith(source === "api" ? "api-" : source),
-  );
+  (["api-stream", "api-poll", "irc", "xmpp"] as const).filter((destination) => destination !== source);
 
 export class BridgeSoak {
   readonly ledger = new Ledger();

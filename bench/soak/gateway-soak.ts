@@ -53,6 +53,7 @@ export class GatewaySoak {
   readonly pauser = new Pauser();
   flapTransitions = 0;
   #lastFlapAt = 0;
+  #fault: Fault = { kind: "none" };
   #stopped = false;
   #loops: Promise<void>[] = [];
   #keys: string[] = [];
@@ -121,6 +122,17 @@ export class GatewaySoak {
     this.pauser.resume();
     await Promise.all(this.#loops);
     this.flappy.setFault({ kind: "none" });
+  }
+
+  /** Holds the load still with the flapping backend up, so that quiet moments compare alike (see soak.ts). */
+  pause(): void {
+    this.pauser.pause();
+    this.flappy.setFault({ kind: "none" });
+  }
+
+  resume(): void {
+    this.flappy.setFault(this.#fault);
+    this.pauser.resume();
   }
 
   /** The simulators record every request; a soak must not grow its own memory without bound. */
@@ -247,7 +259,8 @@ export class GatewaySoak {
       const next = FLAP_PHASES[phase % FLAP_PHASES.length] ?? FLAP_PHASES[0];
       if (next === undefined) return;
       this.#lastFlapAt = Date.now();
-      this.flappy.setFault(next.fault);
+      this.#fault = next.fault;
+      if (!this.pauser.paused) this.flappy.setFault(next.fault);
       this.flapTransitions++;
     }
   }

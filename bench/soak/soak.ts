@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   };
   /** Holds the load still until the bridge is settled and the clients' connections have closed, then samples. */
   const quietSample = async (what: string) => {
-    gateway.pauser.pause();
+    gateway.pause();
     bridge.pauser.pause();
     await bridge.waitSettled(60_000);
     await bridge.drain();
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     await sampleAll(true);
     const handles = series.map((s) => `${s.name} ${s.quiet.at(-1)?.handles ?? "n/a"}`).join(", ");
     log(`quiet sample (${what}): handles ${handles}${bridge.settled ? "" : " (bridge NOT settled)"}`);
-    gateway.pauser.resume();
+    gateway.resume();
     bridge.pauser.resume();
   };
 
