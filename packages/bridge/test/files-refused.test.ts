@@ -1,8 +1,9 @@
 // Uploads Discord and Telegram refuse, through the real bin: a picture posted on one Discord server reaches another
-// Discord server (as the bot and through a channel's webhook) and Telegram. Over the real limits (10 MiB on Discord,
-// 10 MB for a Telegram photo), and when the simulators are told to refuse, the message still arrives, in its place
-// between the messages around it, with the file's working link instead (Telegram first tries a refused photo as a
-// document); one log line per account names the reason; uploads that are taken are unchanged.
+// Discord server (as the bot and through a channel's webhook) and Telegram. Over the real limits (10 MiB a file and
+// 25 MiB a request on Discord, 10 MB a photo and 50 MB a body on Telegram), and when the simulators are told to
+// refuse, the message still arrives, in its place between the messages around it, with the file's working link
+// instead (Telegram first tries a photo it refused for itself as a document); one log line per account names the
+// reason; uploads that are taken are unchanged.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
@@ -49,7 +50,7 @@ async function world(teardown: Teardown): Promise<World> {
   const chat = telegram.createChat({ title: "All", members: [bot, tina] });
   const nick = 'RemoteNickFormat = "<{NICK}> "';
   const toml = `[general]
-MediaDownloadSize = 30000000
+MediaDownloadSize = 60000000
 [discord.src]
 Token = "${source.token}"
 Server = "${source.guild.name}"
@@ -156,6 +157,35 @@ describe("uploads Discord and Telegram refuse", () => {
       /file big\.png not uploaded: refused \(HTTP 413, code 40005: Request entity too large\); its link is sent instead/,
     );
     assert.equal(refusalLines(bridge.process.output, "telegram.tg").length, 0, "Telegram took the document");
+  });
+
+  it("sends a file over Telegram's 50 MB upload limit (and Discord's request limit) as its link", async () => {
+    const w = await world(teardown);
+    const bridge = await startBridgeProcess(w.toml, teardown);
+    const dana = w.source.addUser("dana");
+    const huge = picture(51 * MiB);
+
+    const said = dana.say("all", "", { files: [{ name: "huge.png", data: huge }] });
+    const link = said.attachments[0]?.url ?? "";
+    dana.say("all", "after");
+    await waitUntil(() => telegramCalls(w.telegram).includes("sendMessage <dana> after"), WAIT);
+    // Refused with 413 (the body is over the limit): no second try as a document, the link in its place.
+    assert.deepEqual(telegramCalls(w.telegram), [`sendMessage <dana> ${link}`, "sendMessage <dana> after"]);
+    assert.ok(w.telegram.calls.some((c) => c.method === "sendPhoto" && c.status === 413));
+    assert.equal(w.telegram.calls.filter((c) => c.method === "sendDocument").length, 0);
+    await waitUntil(() => shown(w.target, "bot").length === 2 && shown(w.target, "hook").length === 2, WAIT);
+    assert.deepEqual(shown(w.target, "bot"), [
+      [`<dana> ${link}`, ""],
+      ["<dana> after", ""],
+    ]);
+    assert.deepEqual(shown(w.target, "hook"), [
+      [link, ""],
+      ["after", ""],
+    ]);
+    assert.match(
+      refusalLines(bridge.process.output, "telegram.tg")[0] ?? "",
+      /refused \(413 Request Entity Too Large\)/,
+    );
   });
 
   it("sends the link when the platforms refuse a small picture, and uploads the next one as before", async () => {
