@@ -22,12 +22,12 @@ import { suiteTeardown } from "./helpers.ts";
 const WAIT = { timeoutMs: 30_000 };
 const MiB = 1024 * 1024;
 
-/** A PNG of 640×480 (its header says so) padded to `bytes`. */
-function picture(bytes: number): Buffer {
+/** A PNG whose header says width × height (640×480 by default), padded to `bytes`. */
+function picture(bytes: number, width = 640, height = 480): Buffer {
   const header = Buffer.alloc(24);
   Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").copy(header);
-  header.writeUInt32BE(640, 16);
-  header.writeUInt32BE(480, 20);
+  header.writeUInt32BE(width, 16);
+  header.writeUInt32BE(height, 20);
   return Buffer.concat([header, Buffer.alloc(bytes - header.length, 7)]);
 }
 
@@ -186,6 +186,24 @@ describe("uploads Discord and Telegram refuse", () => {
       refusalLines(bridge.process.output, "telegram.tg")[0] ?? "",
       /refused \(413 Request Entity Too Large\)/,
     );
+  });
+
+  it("sends a picture whose dimensions Telegram refuses as a document, and only once across a rate limit", async () => {
+    const w = await world(teardown);
+    await startBridgeProcess(w.toml, teardown);
+    const dana = w.source.addUser("dana");
+    const tall = picture(4096, 400, 9800);
+
+    w.telegram.rateLimit(1, { method: "sendDocument" });
+    dana.say("all", "a tall one", { files: [{ name: "tall.png", data: tall }] });
+    const document = await w.telegram.botActions.waitFor((a) => a.method === "sendDocument", WAIT);
+    assert.deepEqual(document.file?.data, tall);
+    // sendPhoto refused (400 PHOTO_INVALID_DIMENSIONS), sendDocument 429, then after the wait sendDocument alone.
+    assert.deepEqual(
+      w.telegram.calls.filter((c) => c.method.startsWith("send")).map((c) => `${c.method} ${c.status}`),
+      ["sendMessage 200", "sendPhoto 400", "sendDocument 429", "sendDocument 200"],
+    );
+    assert.deepEqual(telegramCalls(w.telegram), ["sendMessage <dana> a tall one", "sendDocument <dana>:tall.png"]);
   });
 
   it("sends the link when the platforms refuse a small picture, and uploads the next one as before", async () => {

@@ -49,6 +49,8 @@ export class TelegramConnection implements Connection {
   readonly #filesSent = new WeakMap<Delivery, string[]>();
   readonly #textSent = new WeakMap<Delivery, string>();
   readonly #refusedUploads: RefusedUploads;
+  /** Pictures Telegram refused as photos: a retried send goes straight to sendDocument. */
+  readonly #notPhotos = new WeakSet<LocalFile>();
 
   constructor(config: AccountConfig<typeof TELEGRAM_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -198,11 +200,12 @@ export class TelegramConnection implements Connection {
 
   /** One file: a picture with sendPhoto, and as a document when Telegram refuses it as a photo (as its apps do). */
   async #upload(api: Api, chatId: number, file: LocalFile, options: { caption: string; message_thread_id?: number }) {
-    if (file.isImage) {
+    if (file.isImage && !this.#notPhotos.has(file)) {
       try {
         return await api.sendPhoto(chatId, new InputFile(file.stream(), file.name), options);
       } catch (error) {
         if (!mayRetryAsDocument(error)) throw error;
+        this.#notPhotos.add(file);
         this.#logger.debug(
           { file: file.name, reason: uploadRefusal(error) },
           "photo refused; sending it as a document",
