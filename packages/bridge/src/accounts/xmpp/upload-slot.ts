@@ -84,7 +84,7 @@ function httpUrl(value: unknown): string | undefined {
 
 /** Why a slot request failed, for a log line: the error's condition and text (a refusal), or what went wrong. */
 export function slotFailure(error: unknown): string {
-  if (typeof error !== "object" || error === null) return String(error);
+  if (typeof error !== "object" || error === null) return typeof error === "string" ? error : "an unknown failure";
   const { name, condition, text, application, message } = error as {
     name?: unknown;
     condition?: unknown;
@@ -94,7 +94,7 @@ export function slotFailure(error: unknown): string {
   };
   if (name === "TimeoutError") return "no answer to the slot request";
   if (name !== "StanzaError" || typeof condition !== "string") {
-    return typeof message === "string" ? message : String(error);
+    return typeof message === "string" ? message : "an unknown failure";
   }
   const said = typeof text === "string" && text !== "" ? `: ${text}` : "";
   const limit = maxFromTooLarge(application);
