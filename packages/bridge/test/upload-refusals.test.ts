@@ -70,7 +70,10 @@ describe("reading upload refusals", () => {
     const tooLarge = discordError({ message: "Request entity too large", code: 40005 }, 40005, 413);
     assert.equal(discordRefusal(tooLarge), "HTTP 413, code 40005: Request entity too large");
     const permission = discordError({ message: "Missing Permissions", code: 50013 }, 50013, 403);
-    assert.match(discordRefusal(permission) ?? "", /^HTTP 403, code 50013: Missing Permissions; .*Attach Files/);
+    assert.match(
+      discordRefusal(permission) ?? "",
+      /^HTTP 403, code 50013: Missing Permissions \(does the bot have Attach Files in the channel\?\)$/,
+    );
     const form = {
       message: "Invalid Form Body",
       code: 50035,

@@ -17,7 +17,8 @@ export function uploadRefusal(error: unknown): string | undefined {
   const body: unknown = error.rawError;
   const reason = `HTTP ${status}${typeof code === "number" ? `, code ${code}` : ""}: ${describe(body, status)}`;
   if (status === 413 || code === REQUEST_TOO_LARGE) return reason;
-  if (status === 403 && code === MISSING_PERMISSIONS) return `${reason}; the bot needs the Attach Files permission`;
+  if (status === 403 && code === MISSING_PERMISSIONS)
+    return `${reason} (does the bot have Attach Files in the channel?)`;
   if (status === 400 && code === INVALID_FORM_BODY && namesFiles(body)) return reason;
   return undefined;
 }
