@@ -126,10 +126,12 @@ export class DispatchPipeline {
       flight.leaveQueue?.("shutdown");
       if (writer.headersSent) writer.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
     };
-    return this.#shutdown.guard(async () => {
-      const outcome = await this.#run(job, decision, res, writer, flight);
-      return flight.cut && !writer.headersSent ? refused(shuttingDown()) : outcome;
-    }, cut);
+    // Chained, not awaited in an async function: see ShutdownSignal.guard.
+    const run = () =>
+      this.#run(job, decision, res, writer, flight).then((outcome) =>
+        flight.cut && !writer.headersSent ? refused(shuttingDown()) : outcome,
+      );
+    return this.#shutdown.guard(run, cut);
   }
 
   async #run(

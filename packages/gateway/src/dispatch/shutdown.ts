@@ -24,14 +24,21 @@ export class ShutdownSignal {
     for (const cut of [...this.#inFlight]) cut();
   }
 
-  /** Runs `cut` if the grace period ends before `run` settles. */
-  async guard<T>(run: () => Promise<T>, cut: () => void): Promise<T> {
+  /**
+   * Runs `cut` if the grace period ends before `run` settles. Not an async function: every request waits here for as
+   * long as it lasts (a stream, seconds to minutes), and a suspended async function keeps its whole frame.
+   */
+  guard<T>(run: () => Promise<T>, cut: () => void): Promise<T> {
     if (this.#cutting) cut();
     else this.#inFlight.add(cut);
-    try {
-      return await run();
-    } finally {
+    const leave = () => {
       this.#inFlight.delete(cut);
+    };
+    try {
+      return run().finally(leave);
+    } catch (error) {
+      leave();
+      return Promise.reject(error);
     }
   }
 }

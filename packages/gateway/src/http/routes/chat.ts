@@ -67,7 +67,9 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
     });
     const dispatch = pipeline.run(job, decision, reply.raw);
     factsOf(request.raw).dispatch = dispatch;
-    await answerDispatch(dispatch, reply.raw, requestId, context.logger);
+    // Returned, not awaited: an async function waiting for a stream's end would hold its whole frame (the parsed
+    // body, the decision, everything above) for as long as the stream lasts.
+    return answerDispatch(dispatch, reply.raw, requestId, context.logger);
   });
 }
 
