@@ -25,7 +25,7 @@ export function sharedFiles(text: string, oob: readonly OutOfBand[]): { text: st
 }
 
 /** The file's name: the URL's last path segment, decoded, as one plain segment ("file" when there is none). */
-export function fileNameOf(url: URL): string {
+function fileNameOf(url: URL): string {
   const segment = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
   let name: string;
   try {
