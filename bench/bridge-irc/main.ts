@@ -21,7 +21,8 @@ const POSTS_IN_FLIGHT = Number(process.env.BENCH_POSTS_IN_FLIGHT ?? 64);
 const TIMEOUT_MS = 60_000;
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const BIN = join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+/** BENCH_BRIDGE_BIN runs another build of the bridge (a copy of an older commit, for a before/after). */
+const BIN = process.env.BENCH_BRIDGE_BIN ?? join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
 
 interface Result {
   p50: number;
