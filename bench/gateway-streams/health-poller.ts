@@ -10,11 +10,15 @@ export interface HealthSummary {
   maxMs: number;
   /** Polls that took over 50 ms. */
   over50ms: number;
+  /** The first few of those, as "when (s since start): how long (ms)", to tell which phase of the run stalled. */
+  slow: string[];
 }
 
 export class HealthPoller {
   readonly #url: URL;
   readonly #latencies: number[] = [];
+  readonly #slow: string[] = [];
+  #startedAt = 0;
   #failed = 0;
   #socket: Socket | undefined;
   #parser = new ResponseParser();
@@ -28,6 +32,7 @@ export class HealthPoller {
   }
 
   start(): void {
+    this.#startedAt = performance.now();
     this.#loop = this.#run();
   }
 
@@ -41,6 +46,7 @@ export class HealthPoller {
       failed: this.#failed,
       maxMs: latencies.reduce((max, ms) => Math.max(max, ms), 0),
       over50ms: latencies.filter((ms) => ms > 50).length,
+      slow: this.#slow,
     };
   }
 
@@ -48,8 +54,12 @@ export class HealthPoller {
     while (!this.#stopped) {
       const due = performance.now() + 100;
       const ok = await this.#poll();
-      if (ok) this.#latencies.push(performance.now() - this.#sentAt);
+      const ms = performance.now() - this.#sentAt;
+      if (ok) this.#latencies.push(ms);
       else this.#failed++;
+      if (ms > 50 && this.#slow.length < 12) {
+        this.#slow.push(`${((this.#sentAt - this.#startedAt) / 1000).toFixed(1)}: ${Math.round(ms)}`);
+      }
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }

@@ -4,10 +4,15 @@
 // (/proc/<pid>/status), then N streams held concurrent by the upstream's barrier while RSS is sampled and the health
 // URL polled every 100 ms. Reported: streams correct, RSS growth per stream, the slowest health answer, the upstream's
 // peak connections (a pool that capped them would queue streams), and gateway/proxy.
-// Flags: --streams N (5000) --rounds R (1) --clients C (2 load processes) --ramp-ms MS (3000)
-//        --targets gateway,gateway-features,proxy --heap-snapshot DIR (SIGUSR2 heap snapshots at peak, into DIR; the
-//        snapshot stalls the target, so its health figures mean nothing then)
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+// Flags: --streams N (5000) --rounds R (1) --clients C (2 load processes) --ramp-ms MS (3000: the connections are
+//        opened over this time) --spread-ms MS (1000: once all are open, their first chunks are spread over this time)
+//        --targets gateway,gateway-features,proxy --heap-snapshot DIR (SIGUSR2 heap snapshots before the run and at
+//        its peak, into DIR; compare them with heap-summary.ts. Snapshots stall the target: its health figures and
+//        RSS mean nothing then) --profile DIR (V8 CPU profiles of the
+//        targets into DIR; summarise with bench/gateway/profile-summary.ts) --node-flags="..." (more flags for the
+//        targets' node, e.g. --trace-gc; their output goes to --output)
+//        --output DIR (each target's stdout and stderr, e.g. the gateway's log lines, written to DIR/<target>.log)
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,16 +32,24 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "1" },
     clients: { type: "string", default: "2" },
     "ramp-ms": { type: "string", default: "3000" },
+    "spread-ms": { type: "string", default: "1000" },
     targets: { type: "string", default: "gateway,gateway-features,proxy" },
     "heap-snapshot": { type: "string" },
+    profile: { type: "string" },
+    "node-flags": { type: "string", default: "" },
+    output: { type: "string" },
   },
 });
 const streams = Number(values.streams);
 const rounds = Number(values.rounds);
 const clients = Math.max(1, Number(values.clients));
 const rampMs = Number(values["ramp-ms"]);
+const spreadMs = Number(values["spread-ms"]);
 const targets = values.targets.split(",") as TargetName[];
 const snapshotDir = values["heap-snapshot"] ? resolve(values["heap-snapshot"]) : undefined;
+const profileDir = values.profile ? resolve(values.profile) : undefined;
+const nodeFlags = values["node-flags"].split(" ").filter(Boolean);
+const outputDir = values.output ? resolve(values.output) : undefined;
 if (
   ![streams, rounds, rampMs].every((n) => Number.isFinite(n) && n > 0) ||
   targets.some((t) => !(t in TARGET_LABELS))
@@ -66,7 +79,8 @@ async function runStreams(
   load: Omit<StreamLoad, "streams">,
   count: number,
 ): Promise<StreamResult> {
-  await upstreamCall(upstreamUrl, `/__barrier?streams=${count}&timeout_ms=${load.rampMs + 30_000}`, "POST");
+  const barrier = `streams=${count}&timeout_ms=${load.rampMs + 30_000}&spread_ms=${spreadMs}`;
+  await upstreamCall(upstreamUrl, `/__barrier?${barrier}`, "POST");
   const parts = Array.from(
     { length: Math.min(clients, count) },
     (_, i) => Math.floor(count / clients) + (i < count % clients ? 1 : 0),
@@ -104,7 +118,7 @@ interface RoundResult {
 }
 
 async function measure(name: TargetName, upstreamUrl: string, temporaryDirs: string[]): Promise<RoundResult> {
-  const target = await startTarget(name, { root, upstreamUrl, snapshotDir, temporaryDirs });
+  const target = await startTarget(name, { root, upstreamUrl, snapshotDir, profileDir, nodeFlags, temporaryDirs });
   try {
     const body = JSON.stringify({
       model: target.model,
@@ -123,6 +137,11 @@ async function measure(name: TargetName, upstreamUrl: string, temporaryDirs: str
     const sampler = setInterval(() => {
       rssPeakBytes = Math.max(rssPeakBytes, rssBytes(pid));
     }, 100);
+    if (snapshotDir) {
+      // A snapshot before the run too: subtracted from the one at peak, it leaves what the streams hold.
+      process.kill(pid, "SIGUSR2");
+      await sleep(5_000);
+    }
     const health = new HealthPoller(target.healthUrl);
     health.start();
     const snapshot = snapshotDir ? setTimeout(() => process.kill(pid, "SIGUSR2"), rampMs + 1_500) : undefined;
@@ -141,6 +160,7 @@ async function measure(name: TargetName, upstreamUrl: string, temporaryDirs: str
     };
   } finally {
     await target.process.stop(5_000);
+    if (outputDir) writeFileSync(join(outputDir, `${name}.log`), target.process.output);
   }
 }
 
@@ -148,7 +168,7 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 async function main(): Promise<void> {
-  if (snapshotDir) mkdirSync(snapshotDir, { recursive: true });
+  for (const dir of [snapshotDir, profileDir, outputDir]) if (dir) mkdirSync(dir, { recursive: true });
   const upstream: ManagedProcess = await startProcess({
     name: "slow-upstream",
     command: process.execPath,
@@ -161,7 +181,10 @@ async function main(): Promise<void> {
   if (!upstreamUrl) throw new Error("the slow upstream did not say where it listens");
   const temporaryDirs: string[] = [];
   const results = new Map<TargetName, RoundResult[]>();
-  log(`${streams} streams of 20 chunks 50 ms apart, ${clients} client processes, opened over ${rampMs} ms`);
+  log(
+    `${streams} streams of 20 chunks 50 ms apart, ${clients} client processes, opened over ${rampMs} ms, ` +
+      `started over ${spreadMs} ms once all are open`,
+  );
   log(
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load average ${loadavg()
       .map((l) => l.toFixed(2))
@@ -178,7 +201,8 @@ async function main(): Promise<void> {
             `${mb(result.rssPeakBytes)} MB (${kb(result.bytesPerStream)} KB/stream), health max ${health.maxMs.toFixed(1)} ms ` +
             `(${health.over50ms}/${health.polls} over 50 ms, ${health.failed} failed), upstream peak ` +
             `${result.upstream.peakStreams} streams / ${result.upstream.peakConnections} connections` +
-            (s.failed > 0 ? `; problems: ${s.problems.join("; ")}` : ""),
+            (s.failed > 0 ? `; problems: ${s.problems.join("; ")}` : "") +
+            (health.slow.length > 0 ? `; slow polls (s into the run: ms): ${health.slow.join(", ")}` : ""),
         );
       }
     }

@@ -3,8 +3,8 @@
 // shared 5 ms timer wheel, so that thousands of streams cost it little CPU: it is the load, not the thing measured.
 //
 // A barrier makes N streams concurrent: after `POST /__barrier?streams=N`, each stream gets its response head at once
-// but its first chunk only once N streams have arrived (or the barrier's timeout passes). The released streams are
-// spread over the wheel's 10 slots, so chunks leave evenly, not 5,000 in one burst. `GET /__stats` reports (and
+// but its first chunk only once N streams have arrived (or the barrier's timeout passes). The released streams start
+// spread evenly over `spread_ms` (as streams of real clients start at different times), not 5,000 in one burst. `GET /__stats` reports (and
 // resets) the streams served and the peak of connections and streams open at once: a pool that caps connections
 // shows up there.
 // As a process: `node --import tsx bench/gateway-streams/slow-upstream.ts PORT` prints "slow upstream listening on
@@ -91,14 +91,21 @@ export function createSlowUpstream(): Server {
   const stats: UpstreamStats = { streams: 0, peakStreams: 0, peakConnections: 0 };
 
   const schedule = (stream: Stream, slot: number) => wheel[slot % SLOTS]!.push(stream);
+  // Released streams waiting for their start, in order, spread over `spreadMs`.
+  let starting: { stream: Stream; slot: number }[] = [];
+  let spreadMs = 0;
   const release = () => {
     clearTimeout(barrierTimer);
     barrier = 0;
-    for (const [i, stream] of held.entries()) schedule(stream, lastSlot + 1 + (i % SLOTS));
+    const slots = Math.max(1, Math.round(spreadMs / SLOT_MS));
+    starting = held.map((stream, i) => ({ stream, slot: lastSlot + 1 + Math.floor((i * slots) / held.length) }));
     held = [];
   };
   const tick = () => {
     const now = Math.floor((performance.now() - epoch) / SLOT_MS);
+    let started = 0;
+    while (started < starting.length && starting[started]!.slot <= now) schedule(starting[started++]!.stream, now);
+    if (started > 0) starting = starting.slice(started);
     // At most one period per tick: a late tick never sends one stream two chunks at once.
     for (let slot = Math.max(lastSlot + 1, now - SLOTS + 1); slot <= now; slot++) {
       const bucket = wheel[slot % SLOTS]!;
@@ -135,6 +142,7 @@ export function createSlowUpstream(): Server {
     if (url.pathname === "/__barrier") {
       release();
       barrier = Number(url.searchParams.get("streams") ?? 0);
+      spreadMs = Number(url.searchParams.get("spread_ms") ?? 0);
       barrierTimer = setTimeout(release, Number(url.searchParams.get("timeout_ms") ?? 30_000));
       socket.write(OK);
     } else {

@@ -94,21 +94,29 @@ export interface StartedTarget {
 export interface StartOptions {
   root: string;
   upstreamUrl: string;
-  /** Where heap snapshots go (the process's working folder); undefined: no snapshots. */
+  /** Where heap snapshots go; undefined: no snapshots. */
   snapshotDir: string | undefined;
+  /** Where V8 CPU profiles go; undefined: none. */
+  profileDir: string | undefined;
+  /** More flags for the target's node (e.g. --trace-gc). */
+  nodeFlags: string[];
   temporaryDirs: string[];
 }
 
 export async function startTarget(name: TargetName, options: StartOptions): Promise<StartedTarget> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const snapshotFlags = options.snapshotDir ? ["--heapsnapshot-signal=SIGUSR2"] : [];
+  const snapshotFlags = [
+    ...(options.snapshotDir ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${options.snapshotDir}`] : []),
+    ...(options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : []),
+    ...options.nodeFlags,
+  ];
   const start = (args: string[], env?: NodeJS.ProcessEnv) =>
     startProcess({
       name,
       command: process.execPath,
       args: [...snapshotFlags, ...args],
-      cwd: options.snapshotDir ?? options.root,
+      cwd: options.root,
       env: { ...process.env, ...env },
       ready: { port },
       timeoutMs: 30_000,
