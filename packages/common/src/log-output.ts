@@ -1,6 +1,6 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
-// when a person reads them. Human-readable lines are written synchronously; JSON lines a turn of the event loop at a
-// time, without waiting for the reader (see TurnBatchedOutput): what is held is written when the process exits.
+// when a person reads them. Written synchronously to stdout, so that nothing is lost when the process exits; JSON
+// lines a turn of the event loop at a time (see TurnBatchedOutput).
 import type { DestinationStream } from "pino";
 import pino from "pino";
 import pretty from "pino-pretty";
@@ -14,16 +14,14 @@ export function readByPerson(): boolean {
   return process.stdout.isTTY === true || process.env.SWITCHBOARD_TTY === "1";
 }
 
-/** Log text waiting for a slow reader of stdout, at most. */
-const MAX_HELD_BYTES = 16 * 1024 * 1024;
-
 /**
  * Human-readable lines (colours only where supported: a terminal, or FORCE_COLOR), or JSON lines. `ignore` names
  * fields the readable form leaves out.
  */
 export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): DestinationStream {
   if (humanReadable) return pretty({ destination: 1, sync: true, ignore, translateTime: "SYS:HH:MM:ss.l" });
-  // Asynchronous: a reader of stdout that falls behind (a busy log shipper, a full pipe) must not stall the service's
-  // event loop, as a synchronous write would; past MAX_HELD_BYTES waiting, lines are dropped rather than held.
-  return new TurnBatchedOutput(pino.destination({ dest: 1, sync: false, maxLength: MAX_HELD_BYTES }));
+  // Synchronous, as Node writes to pipes on Linux: a reader that falls behind slows the service down rather than
+  // making it hold lines without bound or drop them. An asynchronous write (pino's sync: false) cost more CPU per
+  // request at one connection here, where each turn has one line to write (docs/benchmarks.md, gateway fast path).
+  return new TurnBatchedOutput(pino.destination({ dest: 1, sync: true }));
 }
