@@ -27,7 +27,7 @@ export interface QueuePolicy {
   readyTimeoutMs: number;
 }
 
-/** Messages handed to one sendBatch at most: a burst is written in pieces of this size (IRC: ≤ 128 KiB a write). */
+/** Messages handed to one sendBatch at most; a longer burst goes in several (IRC: one write of a few hundred lines). */
 const MAX_BATCH = 256;
 
 export const DEFAULT_QUEUE_POLICY: Omit<QueuePolicy, "capacity"> = {
