@@ -18,14 +18,13 @@ import {
 } from "../../core/connection.ts";
 import type { FileRequest } from "../../core/files/download.ts";
 import type { FileInfo } from "../../core/files/file-info.ts";
-import type { LocalFile } from "../../core/files/local-file.ts";
 import { Events, emptyMessage, type Message } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { fitText } from "../fit-text.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { RefusedUploads } from "../upload-fallback.ts";
 import { isOwnEcho, SentIds } from "./echo.ts";
-import { filePosts } from "./file-posts.ts";
+import { FileDeliveries } from "./file-delivery.ts";
 import { HistoryReplay } from "./history.ts";
 import { HttpUploads } from "./http-uploads.ts";
 import {
@@ -39,7 +38,7 @@ import { isServerFile, type ServerHosts, sharedFiles } from "./incoming-files.ts
 import { keepAlive } from "./keep-alive.ts";
 import type { XMPP_KEYS } from "./keys.ts";
 import { chooseMechanism, loginIdentity, parseServer, type XmppSettings } from "./login.ts";
-import { fileMessage, groupchatMessage, mucJoinPresence, mucLeavePresence, xmlTextCost } from "./outgoing.ts";
+import { groupchatMessage, mucJoinPresence, mucLeavePresence, xmlTextCost } from "./outgoing.ts";
 import { RoomJoins } from "./room-joins.ts";
 import { controlStartTls } from "./starttls.ts";
 
@@ -88,9 +87,11 @@ export class XmppConnection implements Connection {
   readonly #refusedUploads: RefusedUploads;
   /** This connection's upload service (discovered on its first file). */
   #uploads: HttpUploads | undefined;
-  /** Per delivery with files: each file's GET URL ("" = sent as its link) and the ids of the stanzas sent, so a
-   * retried delivery uploads and sends nothing twice. */
-  readonly #fileProgress = new WeakMap<Delivery, { urls: string[]; ids: string[] }>();
+  readonly #files = new FileDeliveries({
+    body: (message, lines) => this.#body(message, lines),
+    newId: () => this.#newId(),
+    pace: () => this.#context.pace(),
+  });
   readonly #fileHosts: ServerHosts;
 
   constructor(config: AccountConfig<typeof XMPP_KEYS>, context: ConnectionContext) {
@@ -250,7 +251,11 @@ export class XmppConnection implements Connection {
     if (message.text === "" && links.length === 0 && uploads.length === 0) return "";
     const room = `${delivery.channel}@${this.#muc}`;
     if (!this.#rooms.has(room.toLowerCase())) throw new PermanentSendError(`not in ${room} (joining it failed)`);
-    if (uploads.length > 0) return this.#sendWithFiles(xmpp, room, delivery, uploads, links);
+    if (uploads.length > 0) {
+      const uploader = this.#uploads;
+      if (uploader === undefined) throw new Error("not connected");
+      return this.#files.send(xmpp, uploader, room, delivery, links);
+    }
     const text = this.#body(
       message,
       [message.text, ...links].filter((line) => line !== ""),
@@ -259,41 +264,6 @@ export class XmppConnection implements Connection {
     // A non-empty id is the id of our copy of the original: this is an edit, sent as a XEP-0308 correction.
     const replaceId = message.id === "" ? undefined : message.id;
     return xmpp.send(groupchatMessage({ room, text, id, replaceId })).then(() => id);
-  }
-
-  /**
-   * The files uploaded first (a file that cannot be becomes a link line of the text), then the text, then one
-   * message per uploaded file. Resolves with the text's id, else the first file's.
-   */
-  async #sendWithFiles(
-    xmpp: Client,
-    room: string,
-    delivery: Delivery,
-    uploads: readonly LocalFile[],
-    links: readonly string[],
-  ): Promise<string> {
-    const progress = this.#fileProgress.get(delivery) ?? { urls: [], ids: [] };
-    this.#fileProgress.set(delivery, progress);
-    for (const file of uploads.slice(progress.urls.length)) {
-      const uploader = this.#uploads;
-      if (uploader === undefined) throw new Error("not connected");
-      progress.urls.push((await uploader.upload(file)) ?? "");
-    }
-    const posts = filePosts(delivery.message.text, links, uploads, progress.urls);
-    // Without text the room is still told who sent the files: the formatted username alone.
-    const text = this.#body(delivery.message, posts.lines);
-    const stanzas = [
-      ...(text.trim() === "" ? [] : [(id: string) => groupchatMessage({ room, text, id })]),
-      ...posts.urls.map((url) => (id: string) => fileMessage({ room, url, id })),
-    ];
-    for (const [index, stanza] of stanzas.entries()) {
-      if (index < progress.ids.length) continue;
-      if (index > 0) await this.#context.pace();
-      const id = this.#newId();
-      await xmpp.send(stanza(id));
-      progress.ids.push(id);
-    }
-    return progress.ids[0] ?? "";
   }
 
   /**
