@@ -1,7 +1,13 @@
 // switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
 import { resolve } from "node:path";
-import { parseArgs, USAGE, UsageError } from "./args.ts";
-import { VERSION } from "./version.ts";
+import { enableCompileCache, flushCompileCache } from "./compile-cache.ts";
+
+// First: the compile cache only covers modules loaded after it is on.
+enableCompileCache();
+const [{ parseArgs, USAGE, UsageError }, { VERSION }] = await Promise.all([
+  import("./args.ts"),
+  import("./version.ts"),
+]);
 
 const NAME = "switchboard-bridge";
 
@@ -87,6 +93,7 @@ async function main(): Promise<void> {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error), 1);
   }
+  flushCompileCache();
 }
 
 await main();

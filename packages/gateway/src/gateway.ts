@@ -6,7 +6,6 @@ import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
 import { DashboardHub, HUB_DEFAULTS } from "./dashboard/hub.ts";
-import { MdnsDiscovery } from "./discovery/mdns.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
@@ -38,7 +37,6 @@ import { KeyUsage } from "./telemetry/key-usage.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
-import { traceRequests } from "./telemetry/tracing.ts";
 import { VERSION } from "./version.ts";
 
 export interface RunningGateway {
@@ -150,8 +148,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const stats = new Stats(events);
   const history = new RequestHistory(events, config.server.history_size);
   const demand = new DemandHistory(config.fleet.enabled ? events : undefined, (model) => registry.knows(model));
-  // Off by default: then nothing subscribes, and requests pay nothing for tracing.
-  const stopTracing = config.tracing.enabled ? traceRequests(events, registry) : undefined;
+  // Off by default: then nothing subscribes, requests pay nothing for tracing, and OpenTelemetry is never loaded.
+  const stopTracing = config.tracing.enabled
+    ? (await import("./telemetry/tracing.ts")).traceRequests(events, registry)
+    : undefined;
   const health = new HealthChecker(registry, config.healthCheck);
   const lifecycle = new LifecycleManager(
     registry,
@@ -248,8 +248,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
     remove: (name) => registry.remove(name),
   };
+  // Loaded once listening: discovery only ever adds backends, later, as they announce themselves.
   const discovery = config.discovery.enabled
-    ? new MdnsDiscovery(
+    ? new (await import("./discovery/mdns.ts")).MdnsDiscovery(
         {
           hasUrl: (url) => registry.backends.some((state) => state.settings.url === url),
           hasName: (name) => registry.get(name) !== undefined,

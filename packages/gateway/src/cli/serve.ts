@@ -1,6 +1,7 @@
 import { startGateway } from "../gateway.ts";
 import { loadConfig } from "../load-config.ts";
 import { createLogger } from "../logger.ts";
+import { flushCompileCache } from "./compile-cache.ts";
 
 export interface ServeOptions {
   config?: string;
@@ -49,4 +50,5 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   process.once("SIGINT", stop);
   // Printed once the signals are handled: whoever waits for this line may stop the gateway right away.
   logger.info(`switchboard-gateway listening on ${gateway.url}`);
+  flushCompileCache();
 }
