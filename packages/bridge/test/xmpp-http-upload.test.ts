@@ -9,12 +9,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { withTimeout } from "@switchboard/testkit";
+import { waitUntil, withTimeout } from "@switchboard/testkit";
 import xml, { type Element } from "@xmpp/xml";
 import fc from "fast-check";
 import pino from "pino";
 import { RefusedUploads } from "../src/accounts/upload-fallback.ts";
-import { HttpUploads } from "../src/accounts/xmpp/http-uploads.ts";
+import { HttpUploads, type HttpUploadsOptions } from "../src/accounts/xmpp/http-uploads.ts";
 import { isServerFile, sharedFiles } from "../src/accounts/xmpp/incoming-files.ts";
 import { NS } from "../src/accounts/xmpp/namespaces.ts";
 import { parseDiscoItems, parseUploadInfo } from "../src/accounts/xmpp/upload-discovery.ts";
@@ -250,7 +250,10 @@ interface Script {
 }
 
 /** An HttpUploads over scripted IQ answers; records the IQs asked and the log lines. */
-function uploader(script: Script, options: { alive?: () => boolean; now?: () => number } = {}) {
+function uploader(
+  script: Script,
+  options: { alive?: () => boolean; now?: () => number; put?: HttpUploadsOptions["put"] } = {},
+) {
   const asked: { to: string; name: string }[] = [];
   const lines: { msg: string }[] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
@@ -288,7 +291,7 @@ function uploader(script: Script, options: { alive?: () => boolean; now?: () => 
     alive: options.alive ?? (() => true),
     logger,
     refused,
-    put: { headersTimeoutMs: 500, idleTimeoutMs: 500, deadlineMs: 1_000 },
+    put: options.put ?? { headersTimeoutMs: 500, idleTimeoutMs: 500, deadlineMs: 1_000 },
   });
   return { uploads, asked, lines };
 }
@@ -398,6 +401,17 @@ describe("uploading to the server's HTTP File Upload service", () => {
       { alive: () => alive },
     );
     await assert.rejects(uploads.upload(fileOf("c.png", Buffer.alloc(5))), /connection was lost/);
+    assert.equal(lines.filter((line) => line.msg.includes("not uploaded")).length, 0);
+  });
+
+  it("cuts a PUT in flight short when the connection goes away, without giving the file up", async () => {
+    const service = await uploadServer(() => {}); // never answers
+    const minute = { headersTimeoutMs: 60_000, idleTimeoutMs: 60_000, deadlineMs: 60_000 };
+    const { uploads, lines } = uploader({ service: {}, slot: slotAt(service.base) }, { put: minute });
+    const upload = uploads.upload(fileOf("d.png", Buffer.alloc(5)));
+    await waitUntil(() => service.puts.length > 0, { timeoutMs: 10_000, what: "the PUT reaching the service" });
+    uploads.close();
+    await assert.rejects(withTimeout(upload, 10_000, "the cancelled PUT"), /connection was lost/);
     assert.equal(lines.filter((line) => line.msg.includes("not uploaded")).length, 0);
   });
 });

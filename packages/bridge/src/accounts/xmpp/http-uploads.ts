@@ -27,6 +27,8 @@ export interface HttpUploadsOptions {
 export class HttpUploads {
   readonly #options: HttpUploadsOptions;
   #service: Promise<UploadService | undefined> | undefined;
+  /** Ends the PUTs in flight when the connection goes away. */
+  readonly #closed = new AbortController();
 
   constructor(options: HttpUploadsOptions) {
     this.#options = options;
@@ -56,8 +58,9 @@ export class HttpUploads {
       return undefined;
     }
     try {
-      await putFile(slot, file, this.#options.put ?? DEFAULT_PUT_LIMITS);
+      await putFile(slot, file, this.#options.put ?? DEFAULT_PUT_LIMITS, this.#closed.signal);
     } catch (error) {
+      this.#stillAlive();
       refused.record([file], `the PUT to the upload service failed: ${(error as Error).message}`);
       return undefined;
     }
@@ -85,8 +88,14 @@ export class HttpUploads {
     return service;
   }
 
+  /** The connection goes away: uploads in flight are cut short (their message is retried after the reconnect). */
+  close(): void {
+    this.#closed.abort();
+  }
+
   /** Throws when the connection is gone: what failed is then the link, not the file. */
   #stillAlive(): void {
-    if (!this.#options.alive()) throw new Error("the connection was lost during a file upload");
+    if (!this.#options.alive() || this.#closed.signal.aborted)
+      throw new Error("the connection was lost during a file upload");
   }
 }

@@ -20,10 +20,17 @@ export const DEFAULT_PUT_LIMITS: PutLimits = { headersTimeoutMs: 15_000, idleTim
 /** How much of an answer's body is read (and dropped) before the connection is given back. */
 const ANSWER_LIMIT = 64 * 1024;
 
-/** PUTs `file` to `slot`; rejects with an Error whose message is safe to log. */
-export async function putFile(slot: UploadSlot, file: LocalFile, limits: PutLimits): Promise<void> {
+/** PUTs `file` to `slot`; rejects with an Error whose message is safe to log. `cancel` ends it early. */
+export async function putFile(
+  slot: UploadSlot,
+  file: LocalFile,
+  limits: PutLimits,
+  cancel?: AbortSignal,
+): Promise<void> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), limits.deadlineMs);
+  const stop = () => deadline.abort();
+  cancel?.addEventListener("abort", stop, { once: true });
   const body = file.stream();
   try {
     const response = await request(slot.putUrl, {
@@ -38,10 +45,12 @@ export async function putFile(slot: UploadSlot, file: LocalFile, limits: PutLimi
     await response.body.dump({ limit: ANSWER_LIMIT }).catch(() => {});
     if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
   } catch (error) {
+    if (cancel?.aborted) throw new Error("the upload was cancelled");
     if (deadline.signal.aborted) throw new Error(`not uploaded within ${limits.deadlineMs / 1000} s`);
     throw error instanceof Error && /^HTTP \d+$/.test(error.message) ? error : new Error(networkFailure(error));
   } finally {
     clearTimeout(timer);
+    cancel?.removeEventListener("abort", stop);
     body.destroy();
   }
 }

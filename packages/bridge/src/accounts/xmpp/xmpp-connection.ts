@@ -348,6 +348,7 @@ export class XmppConnection implements Connection {
     this.#stopKeepAlive = undefined;
     this.#joins.abandon("disconnecting");
     this.#replay.forget();
+    this.#uploads?.close();
     this.#uploads = undefined;
     const rooms = [...this.#rooms.entries()];
     this.#rooms.clear();
