@@ -12,7 +12,7 @@ import { replayQueues } from "./core/queue-replay.ts";
 import { Router } from "./core/router.ts";
 import { NO_STATE, type StateStore } from "./core/state-store.ts";
 import { type CoreTuning, SupervisedAccount } from "./core/supervised-account.ts";
-import { StatusService } from "./status/status-service.ts";
+import type { StatusService } from "./status/status-service.ts";
 
 export interface BridgeOptions {
   logger: Logger;
@@ -21,9 +21,23 @@ export interface BridgeOptions {
   tuning?: Partial<CoreTuning>;
   /** Queued messages, the id map and api buffers kept across restarts (core/state-store.ts); none by default. */
   state?: StateStore;
+  /** The status endpoint's class, for a config with StatusAddress (`Bridge.load` imports it only then). */
+  statusService?: typeof StatusService;
 }
 
 export class Bridge {
+  /**
+   * A bridge for `config`, loading the status endpoint (prom-client and its dependencies) only when StatusAddress
+   * asks for it: a bridge without one starts without parsing them.
+   */
+  static async load(config: BridgeConfig, options: BridgeOptions): Promise<Bridge> {
+    const statusService =
+      config.general.StatusAddress === ""
+        ? undefined
+        : (options.statusService ?? (await import("./status/status-service.ts")).StatusService);
+    return new Bridge(config, { ...options, statusService });
+  }
+
   readonly accounts = new Map<string, SupervisedAccount>();
   readonly router: Router;
   readonly #logger: Logger;
@@ -46,10 +60,16 @@ export class Bridge {
     this.#state = options.state ?? NO_STATE;
     const state = this.#state;
     const debug = options.debug ?? false;
+    const Status = options.statusService;
+    if (config.general.StatusAddress !== "" && Status === undefined) {
+      throw new Error(
+        "[general] StatusAddress is set: create the bridge with Bridge.load, which loads the status endpoint",
+      );
+    }
     this.#status =
-      config.general.StatusAddress === ""
+      config.general.StatusAddress === "" || Status === undefined
         ? undefined
-        : new StatusService(config, { logger: this.#logger, accounts: () => this.accounts.values() });
+        : new Status(config, { logger: this.#logger, accounts: () => this.accounts.values() });
     const observer = this.#status?.metrics;
     // Accounts hand what they receive to the router, which needs the accounts first: a forwarding sink breaks the knot.
     const sink: MessageSink = {

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ debug: args.debug });
   logger.info(`${NAME} ${VERSION} using ${path}`);
   if (state.path !== undefined) logger.info({ stateFile: state.path }, `state kept in ${state.path}`);
-  const bridge = new Bridge(config, { logger, debug: args.debug, state });
+  const bridge = await Bridge.load(config, { logger, debug: args.debug, state });
 
   const stop = shutdownHandler({
     bridge,
