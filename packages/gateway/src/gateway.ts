@@ -106,8 +106,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       recoveryThreshold: config.healthCheck.recovery_threshold,
     },
   );
-  // Cloud calls are budgeted on BPE counts: the tokenizer is loaded before the first request needs it.
-  if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
   const events = new EventBus({
     onListenerError: ({ event, error }) =>
       logger.error(
@@ -242,6 +240,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     await stateStore.close();
     throw error;
   }
+  // Cloud calls are budgeted on BPE counts: the tokenizer thread loads its tables now, alongside the first requests
+  // (a count waits for it) rather than before listening, where its 20 MB of tables would compete with start-up for
+  // the CPU.
+  if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
   const fleet: RunningGateway["fleet"] = {
     async add(settings, source) {
       await health.checkBackend(registry.add(createBackend(settings, backendContext), source));
