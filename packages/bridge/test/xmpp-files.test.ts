@@ -112,7 +112,7 @@ describe("xmpp files with a Prosody offering HTTP File Upload", () => {
     assert.equal(logLines(w, `HTTP File Upload: ${uploads.domain}, files up to ${MAX_FILE_SIZE} bytes`).length, 1);
   });
 
-  it("sends a file over the server's max-file-size as its link, with one log line; a file alone under the name", async (t) => {
+  it("sends a file over the server's max-file-size as its link, with one log line; a file without text after the sender's name", async (t) => {
     const alice = await human(t, w.server, "alice");
     await alice.joinRoom(w.room, "Alice");
     const shared = watchSharedFiles(alice);
