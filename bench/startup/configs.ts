@@ -2,7 +2,7 @@
 // type and feature section of the gateway (as examples/gateway.toml lists them).
 
 /** Every bridge protocol, api first: the bridge starts accounts in config order, and the api account is what listens. */
-export const BRIDGE_PROTOCOLS = [
+const BRIDGE_PROTOCOLS = [
   "api",
   "irc",
   "xmpp",

@@ -1,6 +1,6 @@
 // The Markdown table both parts of bench/startup print: medians, minimums, and the ratio to the first row's median.
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

@@ -1,5 +1,6 @@
 // One timed start: spawn a long-running process, then ask its health URL again and again until an HTTP answer comes
-// back; the time is spawn → that answer. The process is then stopped (SIGTERM, SIGKILL after a grace period) and
+// back; the times are spawn → the first connection accepted, and spawn → the first answer (they differ when the
+// process listens and then keeps its event loop busy, e.g. loading more modules). The process is then stopped (SIGTERM, SIGKILL after a grace period) and
 // awaited before the next run, untimed, so that runs never overlap and the port is free again.
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
@@ -19,16 +20,26 @@ export interface ListeningTarget {
   cwd?: string;
 }
 
-function ask(url: string): Promise<boolean> {
+export interface StartTimes {
+  acceptedMs: number;
+  answeredMs: number;
+}
+
+/** Resolves to the time the connection was accepted and whether an answer came (false: refused or reset). */
+function ask(url: string, started: bigint): Promise<{ acceptedMs: number; answered: boolean }> {
   return new Promise((resolve) => {
+    let acceptedMs = Number.NaN;
     const req = request(url, { agent: false, headers: { connection: "close" } }, (res) => {
       res.resume();
-      resolve(true);
+      resolve({ acceptedMs, answered: true });
     });
-    req.on("error", () => resolve(false));
+    req.on("socket", (socket) => socket.once("connect", () => (acceptedMs = elapsedMs(started))));
+    req.on("error", () => resolve({ acceptedMs, answered: false }));
     req.end();
   });
 }
+
+const elapsedMs = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e6;
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -42,8 +53,8 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(killer);
 }
 
-/** Milliseconds from spawn to the first HTTP answer on `target.url`. Throws with the process's output if none came. */
-export async function timeToAnswer(target: ListeningTarget): Promise<number> {
+/** Milliseconds from spawn to the first connection and answer on `target.url`. Throws with the output if none came. */
+export async function timeToAnswer(target: ListeningTarget): Promise<StartTimes> {
   let output = "";
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, target.args, {
@@ -56,14 +67,15 @@ export async function timeToAnswer(target: ListeningTarget): Promise<number> {
   });
   try {
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-    while (!(await ask(target.url))) {
+    for (;;) {
+      const attempt = await ask(target.url, started);
+      if (attempt.answered) return { acceptedMs: attempt.acceptedMs, answeredMs: elapsedMs(started) };
       if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`${target.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output}`);
       }
       if (Date.now() > deadline) throw new Error(`${target.name} did not answer ${target.url} in time:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
-    return Number(process.hrtime.bigint() - started) / 1e6;
   } finally {
     await stop(child);
   }
