@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { interpret, type MattermostPost } from "../src/accounts/mattermost/inbound.ts";
-import { serverUrl } from "../src/accounts/mattermost/mattermost-connection.ts";
 import { MATTERMOST_MAX_TEXT, outboundText, postProps } from "../src/accounts/mattermost/outbound.ts";
+import { serverUrl } from "../src/accounts/mattermost/server-url.ts";
 import type { Delivery } from "../src/core/account.ts";
 import { emptyMessage } from "../src/message.ts";
 

@@ -1,7 +1,8 @@
 // The `mattermost` protocol: a Mattermost account (a bot account, or a user) on API v4 and the WebSocket API.
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { MATTERMOST_KEYS } from "./keys.ts";
-import { MattermostConnection, serverUrl } from "./mattermost-connection.ts";
+import { serverUrl } from "./server-url.ts";
 
 export const mattermostProtocol = defineProtocol({
   name: "mattermost",
@@ -24,5 +25,10 @@ export const mattermostProtocol = defineProtocol({
     return problems;
   },
   capabilities: { uploads: true },
-  create: (account, context) => new MattermostConnection(account, context),
+  // Its client code is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./mattermost-connection.ts").then(
+      (m) => (account, context) => new m.MattermostConnection(account, context),
+    ),
+  ),
 });

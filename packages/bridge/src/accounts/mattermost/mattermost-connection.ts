@@ -27,6 +27,7 @@ import { type Change, interpret, type MattermostFile, type MattermostPost } from
 import type { MATTERMOST_KEYS } from "./keys.ts";
 import { outboundText, postProps } from "./outbound.ts";
 import { postOfEvent, readPost } from "./post-shape.ts";
+import { serverUrl } from "./server-url.ts";
 import { type MattermostEvent, MattermostSocket } from "./websocket.ts";
 
 type Settings = AccountConfig<typeof MATTERMOST_KEYS>["settings"];
@@ -47,12 +48,6 @@ interface Attached {
 interface UserNames {
   username: string;
   nickname: string;
-}
-
-/** The server's base URL from Matterbridge's Server ("host[:port]", NoTLS) or a full URL. */
-export function serverUrl(server: string, noTls: boolean): string {
-  const trimmed = server.trim().replace(/\/+$/, "");
-  return /^https?:\/\//i.test(trimmed) ? trimmed : `${noTls ? "http" : "https"}://${trimmed}`;
 }
 
 export class MattermostConnection implements Connection {

@@ -1,7 +1,8 @@
 // The `mumble` protocol: a text-only Mumble client that sits in one channel, given by its id (mumble-connection.ts).
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { MUMBLE_KEYS } from "./keys.ts";
-import { MumbleConnection, parseServer } from "./mumble-connection.ts";
+import { parseServer } from "./server-address.ts";
 
 export const mumbleProtocol = defineProtocol({
   name: "mumble",
@@ -21,5 +22,8 @@ export const mumbleProtocol = defineProtocol({
     }
     return problems;
   },
-  create: (account, context) => new MumbleConnection(account, context),
+  // Its client code is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./mumble-connection.ts").then((m) => (account, context) => new m.MumbleConnection(account, context)),
+  ),
 });

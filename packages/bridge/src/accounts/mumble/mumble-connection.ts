@@ -33,6 +33,7 @@ import {
   versionFrame,
 } from "./packets.ts";
 import { rejectError } from "./reject.ts";
+import { parseServer } from "./server-address.ts";
 import { handshakeError, tlsOptions } from "./tls-options.ts";
 import { Users } from "./users.ts";
 
@@ -51,15 +52,6 @@ const MAX_PARTS = 10;
 const ACTION_MARKUP = 7;
 /** PermissionDenied.DenyType TextTooLong. */
 const TEXT_TOO_LONG = 4;
-
-/** host:port, [v6]:port, or a host alone (port 64738). */
-export function parseServer(server: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+))(?::(\d{1,5}))?$/.exec(server.trim());
-  if (match === null) return undefined;
-  const port = match[3] === undefined ? 64738 : Number(match[3]);
-  if (port < 1 || port > 65535) return undefined;
-  return { host: match[1] ?? match[2] ?? "", port };
-}
 
 interface Handshake {
   resolve(): void;

@@ -2,8 +2,9 @@
 // chat API with long polling.
 import { defineProtocol } from "../../config/descriptor.ts";
 import { httpUrlProblem } from "../http-url.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { NCTALK_KEYS } from "./keys.ts";
-import { NctalkConnection, serverUrl } from "./nctalk-connection.ts";
+import { serverUrl } from "./server-url.ts";
 
 export const nctalkProtocol = defineProtocol({
   name: "nctalk",
@@ -13,5 +14,8 @@ export const nctalkProtocol = defineProtocol({
     const problem = httpUrlProblem("Server", serverUrl(settings.Server), "https://cloud.example.org");
     return problem === undefined ? [] : [problem];
   },
-  create: (account, context) => new NctalkConnection(account, context),
+  // Its client code is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./nctalk-connection.ts").then((m) => (account, context) => new m.NctalkConnection(account, context)),
+  ),
 });

@@ -28,13 +28,12 @@ import { readTalkMessage } from "./message-shape.ts";
 import { type OcsAnswer, OcsClient } from "./ocs-client.ts";
 import { outboundText } from "./outbound.ts";
 import { RoomPoller } from "./room-poller.ts";
+import { serverUrl } from "./server-url.ts";
 
 type Settings = AccountConfig<typeof NCTALK_KEYS>["settings"];
 
 /** The events Talk can show: plain messages, actions and deletes (as Matterbridge's nctalk bridge sends). */
 const SENT_EVENTS = new Set<string>(["", Events.userAction, Events.msgDelete]);
-
-export const serverUrl = (server: string) => server.trim().replace(/\/+$/, "");
 
 const idOfPosted = (posted: OcsAnswer): string => String(integerOf(objectOf(posted.data)?.id) ?? "");
 

@@ -1,9 +1,10 @@
 // The `rocketchat` protocol: a Rocket.Chat bot user on the REST API (sending) and the DDP realtime API (receiving),
 // or Matterbridge's webhook mode (an incoming webhook sends, an outgoing webhook's calls receive), or one of each.
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { ROCKETCHAT_KEYS } from "./keys.ts";
 import { modeProblems } from "./modes.ts";
-import { RocketChatConnection, serverUrl } from "./rocketchat-connection.ts";
+import { serverUrl } from "./server-url.ts";
 
 export const rocketchatProtocol = defineProtocol({
   name: "rocketchat",
@@ -22,5 +23,10 @@ export const rocketchatProtocol = defineProtocol({
     }
     return problems;
   },
-  create: (account, context) => new RocketChatConnection(account, context),
+  // Its client code is loaded on the first connect (see lazy-connection.ts).
+  create: lazyConnection(() =>
+    import("./rocketchat-connection.ts").then(
+      (m) => (account, context) => new m.RocketChatConnection(account, context),
+    ),
+  ),
 });

@@ -31,18 +31,13 @@ import { modesOf, type RocketChatModes } from "./modes.ts";
 import { outboundText, postedAs } from "./outbound.ts";
 import type { OutgoingCall } from "./outgoing-payload.ts";
 import { OutgoingWebhookListener } from "./outgoing-webhook-listener.ts";
+import { serverUrl } from "./server-url.ts";
 import { WebhookSender } from "./webhook-sender.ts";
 
 type Settings = AccountConfig<typeof ROCKETCHAT_KEYS>["settings"];
 
 /** Message versions remembered, so one seen live and read back is relayed once. */
 const SEEN_KEPT = 2000;
-
-/** The server's base URL from Server: a URL, or Matterbridge-style "host[:port]" with NoTLS. */
-export function serverUrl(server: string, noTls: boolean): string {
-  const trimmed = server.trim().replace(/\/+$/, "");
-  return /^https?:\/\//i.test(trimmed) ? trimmed : `${noTls ? "http" : "https"}://${trimmed}`;
-}
 
 const idOfPosted = (posted: Json): string => stringOf(objectOf(posted.message)?._id) ?? "";
 
