@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { connectIrcUser, startNgircd, waitUntil } from "@switchboard/testkit";
 import { IrcConnection } from "../src/accounts/irc/irc-connection.ts";
+import { realConnection } from "../src/accounts/lazy-connection.ts";
 import { post, startBridge, suiteTeardown } from "./helpers.ts";
 
 function config(port: number, channel: string, extra = ""): string {
@@ -71,7 +72,7 @@ describe("irc account connection life", () => {
     const holder = await connectIrcUser(teardown, { ...server, nick: "bridgebot", channels: ["#nick"] });
     const watcher = await connectIrcUser(teardown, { ...server, nick: "watcher", channels: ["#nick"] });
     const bridge = await startBridge(config(server.port, "#nick"), teardown);
-    const connection = bridge.bridge.accounts.get("irc.net")?.connection;
+    const connection = realConnection(bridge.bridge.accounts.get("irc.net")?.connection);
     assert.ok(connection instanceof IrcConnection);
     assert.equal(connection.nick, "bridgebot_");
     await post(bridge.url("api.local"), { text: "still relaying", username: "bob", gateway: "g" });

@@ -65,6 +65,28 @@ describe("lazyConnection", () => {
     assert.deepEqual(real.calls, ["stopAccepting 7", "connect"]);
   });
 
+  it("declares sendBatch before loading as the descriptor says, and forwards it", async () => {
+    const real = Object.assign(new RecordingConnection(), {
+      sendBatch: async (deliveries: readonly Delivery[]) => deliveries.map((d) => `id-${d.message.text}`),
+    });
+    const create = lazyConnection<{ twitch: boolean }>(async () => () => real, {
+      batches: (account) => !account.twitch,
+    });
+    assert.equal(create({ twitch: true }, context).sendBatch, undefined);
+    const connection = create({ twitch: false }, context);
+    assert.ok(connection.sendBatch, "declared before the first connect");
+    await connection.connect();
+    assert.deepEqual(await connection.sendBatch([delivery("a"), delivery("b")]), ["id-a", "id-b"]);
+  });
+
+  it("fails the account when the connection does not batch as declared", async () => {
+    const connection = lazyConnection<string>(async () => () => new RecordingConnection(), { batches: () => true })(
+      "x",
+      context,
+    );
+    await assert.rejects(connection.connect(), AccountFailure);
+  });
+
   it("fails the account for good when the library cannot be loaded", async () => {
     const connection = lazyConnection<string>(() => Promise.reject(new Error("Cannot find package 'x'")))("x", context);
     await assert.rejects(connection.connect(), (error: unknown) => {

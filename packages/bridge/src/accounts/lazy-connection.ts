@@ -10,12 +10,23 @@ import type { FileInfo } from "../core/files/file-info.ts";
 
 type Create<A> = (account: A, context: ConnectionContext) => Connection;
 
-/**
- * `create` for a descriptor: a Connection that imports the real one (`load`) on its first connect and forwards to
- * it. Not for a connection with `sendBatch`: the core reads that before the first connect.
- */
-export function lazyConnection<A>(load: () => Promise<Create<A>>): Create<A> {
-  return (account, context) => new LazyConnection(() => load().then((create) => create(account, context)));
+export interface LazyOptions<A> {
+  /**
+   * Whether the real connection of `account` has `sendBatch`: the core reads it before the first connect, so it is
+   * declared here. A connection that turns out otherwise fails its account at once (a mistake in the descriptor).
+   */
+  batches?(account: A): boolean;
+}
+
+/** `create` for a descriptor: a Connection that imports the real one (`load`) on its first connect and forwards to it. */
+export function lazyConnection<A>(load: () => Promise<Create<A>>, options: LazyOptions<A> = {}): Create<A> {
+  return (account, context) =>
+    new LazyConnection(() => load().then((create) => create(account, context)), options.batches?.(account) ?? false);
+}
+
+/** The connection a lazy one forwards to once loaded, or `connection` itself when it is not lazy (tests look inside). */
+export function realConnection(connection: Connection | undefined): Connection | undefined {
+  return connection instanceof LazyConnection ? connection.real : connection;
 }
 
 class LazyConnection implements Connection {
@@ -23,8 +34,18 @@ class LazyConnection implements Connection {
   #loading: Promise<Connection> | undefined;
   /** stopAccepting called before the real connection existed: handed on when it does. */
   #stoppedAccepting: number | undefined;
+  readonly sendBatch?: (deliveries: readonly Delivery[]) => Promise<string[]>;
 
-  constructor(private readonly make: () => Promise<Connection>) {}
+  constructor(
+    private readonly make: () => Promise<Connection>,
+    private readonly batches: boolean,
+  ) {
+    if (batches) this.sendBatch = (deliveries) => this.#loaded().sendBatch!(deliveries);
+  }
+
+  get real(): Connection | undefined {
+    return this.#real;
+  }
 
   async connect(): Promise<void> {
     await this.#load();
@@ -61,6 +82,9 @@ class LazyConnection implements Connection {
   #load(): Promise<Connection> {
     this.#loading ??= this.make().then(
       (real) => {
+        if ((real.sendBatch !== undefined) !== this.batches) {
+          throw new AccountFailure(`the protocol's descriptor says batches: ${this.batches}, its connection differs`);
+        }
         this.#real = real;
         if (this.#stoppedAccepting !== undefined) real.stopAccepting?.(this.#stoppedAccepting);
         return real;

@@ -1,10 +1,11 @@
 // The `irc` protocol: an IRC client on irc-framework that joins its gateway channels (irc-connection.ts).
 import { defineProtocol } from "../../config/descriptor.ts";
+import { lazyConnection } from "../lazy-connection.ts";
 import { isKnownCharset } from "./charset.ts";
 import { parseGoDuration } from "./duration.ts";
-import { IrcConnection } from "./irc-connection.ts";
 import { IRC_KEYS } from "./keys.ts";
 import { utf8Length } from "./split.ts";
+import { isTwitch } from "./twitch.ts";
 
 const SERVER = /^(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):(\d{1,5})$/;
 
@@ -43,5 +44,10 @@ export const ircProtocol = defineProtocol({
     }
     return problems;
   },
-  create: (account, context) => new IrcConnection(account, context),
+  // irc-framework (and lodash) is loaded on the first connect (see lazy-connection.ts); bursts go out batched except
+  // on Twitch (IrcConnection.sendBatch).
+  create: lazyConnection(
+    () => import("./irc-connection.ts").then((m) => (account, context) => new m.IrcConnection(account, context)),
+    { batches: (account) => !isTwitch(account.settings) },
+  ),
 });
