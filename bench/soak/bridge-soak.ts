@@ -26,6 +26,7 @@ import {
   type Teardown,
   type XmppUser,
 } from "@switchboard/testkit";
+import { SNAPSHOT_FLAG } from "./heap-snapshot.ts";
 import { type Destination, type Endpoint, Ledger } from "./ledger.ts";
 import { LogLevels } from "./log-levels.ts";
 import { Outcomes } from "./outcomes.ts";
@@ -34,6 +35,8 @@ import { Pauser } from "./pauser.ts";
 export interface BridgeSoakOptions {
   bin: string;
   dir: string;
+  /** The bridge's working directory, where its heap snapshots are written. */
+  cwd: string;
   /** Messages per second posted to api.in; the IRC and XMPP humans each say a quarter of that. */
   rate: number;
   /** Between two server restarts (IRC and XMPP alternate). */
@@ -124,7 +127,8 @@ export class BridgeSoak {
       {
         name: "bridge",
         command: process.execPath,
-        args: [...options.nodeArgs, options.bin, "-conf", config],
+        args: [SNAPSHOT_FLAG, ...options.nodeArgs, options.bin, "-conf", config],
+        cwd: options.cwd,
         env: { ...process.env, SWITCHBOARD_TTY: "0" },
         ready: { line: "bridge started" },
         timeoutMs: 60_000,

@@ -18,6 +18,7 @@ import {
   startProcess,
   type Teardown,
 } from "@switchboard/testkit";
+import { SNAPSHOT_FLAG } from "./heap-snapshot.ts";
 import { LogLevels } from "./log-levels.ts";
 import { Outcomes } from "./outcomes.ts";
 import { Pauser } from "./pauser.ts";
@@ -25,6 +26,8 @@ import { Pauser } from "./pauser.ts";
 export interface GatewaySoakOptions {
   bin: string;
   dir: string;
+  /** The gateway's working directory, where its heap snapshots are written. */
+  cwd: string;
   /** Client loops sending requests one at a time. */
   workers: number;
   /** Pause after each request of a loop. */
@@ -86,7 +89,8 @@ export class GatewaySoak {
       {
         name: "gateway",
         command: process.execPath,
-        args: [...options.nodeArgs, options.bin, "serve", "-c", config],
+        args: [SNAPSHOT_FLAG, ...options.nodeArgs, options.bin, "serve", "-c", config],
+        cwd: options.cwd,
         env: { ...process.env, SOAK_MASTER_KEY: masterKey, SWITCHBOARD_TTY: "0" },
         ready: { port },
         timeoutMs: 30_000,

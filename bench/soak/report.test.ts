@@ -27,17 +27,21 @@ function result(gatewayGrowth: number, lost: number): SoakResult {
     logErrors: 0,
     logMessages: [],
   };
-  const quiet = (handles: number): Sample[] => [
-    { t: 720, handles, resources: { TCPSocketWrap: handles, Timeout: 3 } },
-    { t: 3600, handles, resources: { TCPSocketWrap: handles, Timeout: 5 } },
-  ];
+  /** Quiet moments every 10 minutes after warm-up: the live heap grows by `growth` MB/hour, the handles stay. */
+  const quiet = (handles: number, growth = 0): Sample[] =>
+    [720, 1320, 1920, 2520, 3120, 3600].map((t, i) => ({
+      t,
+      heapUsedBytes: 20 * MB + (growth * MB * t) / 3600,
+      handles,
+      resources: { TCPSocketWrap: handles, Timeout: 3 + i },
+    }));
   return {
     startedAt: "2026-11-25T17:00:00.000Z",
     minutes: 60,
     warmupSeconds: 720,
     sampleSeconds: 10,
     processes: [
-      { name: "gateway", samples: series(gatewayGrowth), quiet: quiet(8), scrapeFailures: 0 },
+      { name: "gateway", samples: series(gatewayGrowth), quiet: quiet(8, gatewayGrowth), scrapeFailures: 0 },
       { name: "bridge", samples: series(0), quiet: quiet(10), scrapeFailures: 0 },
       { name: "baseline", samples: series(0), quiet: quiet(4), scrapeFailures: 0 },
     ],
@@ -63,6 +67,7 @@ function result(gatewayGrowth: number, lost: number): SoakResult {
       restarts: { irc: 8, xmpp: 7 },
     },
     machine: { cpus: 2, loadBefore: [1, 1, 1], loadAfter: [2, 2, 2] },
+    snapshots: {},
   };
 }
 
@@ -76,13 +81,7 @@ describe("soak bench", () => {
       ]),
       2,
     );
-    assert.equal(
-      slopePerSecond([
-        { t: 0, y: 1 },
-        { t: 1, y: 3 },
-      ]),
-      undefined,
-    );
+    assert.equal(slopePerSecond([{ t: 0, y: 1 }]), undefined);
     const slope = mbPerHour(series(5), "heapUsedBytes", 720);
     assert.ok(slope !== undefined && Math.abs(slope - 5) < 0.2, `slope ${slope}`);
     assert.ok(Math.abs(mbPerHour(series(0), "heapUsedBytes", 720) ?? 99) < 0.2);
@@ -154,7 +153,7 @@ describe("soak bench", () => {
   it("prints a row per process with the difference to the baseline, and the verdict", () => {
     const text = renderReport(result(5, 0));
     for (const name of ["gateway", "bridge", "baseline"]) assert.match(text, new RegExp(`^\\| ${name} \\|`, "m"));
-    assert.match(text, /^\| gateway \| \+5\.\d\d \| .* \| \+5\.\d\d \|/m);
+    assert.match(text, /^\| gateway \| \+5\.00 \| 21\.00 -> 25\.00 \| \+5\.00 \| \+5\.\d\d \|/m);
     assert.match(text, /NOT MET gateway: heap slope/);
     assert.match(text, /MET {5}zero lost bridge messages: 0 lost of 320 deliveries/);
   });

@@ -57,6 +57,10 @@ describe("soak bench", () => {
       "0.4",
       "--lifecycle-seconds",
       "10",
+      "--quiet-minutes",
+      "0.5",
+      "--keep-snapshots",
+      join(dir, "snapshots"),
       "--json",
       json,
     ]);
@@ -75,7 +79,13 @@ describe("soak bench", () => {
       assert.ok((last?.heapUsedBytes ?? 0) > 2 ** 20, `${process.name}: heap ${last?.heapUsedBytes}`);
       assert.ok((last?.handles ?? 0) > 0, `${process.name}: handles ${last?.handles}`);
       assert.ok(last?.loopDelayP99Seconds !== undefined, `${process.name}: no event-loop delay`);
-      assert.equal(process.quiet.length, 2, `${process.name}: quiet samples after warm-up and at the end`);
+      assert.ok(process.quiet.length >= 2, `${process.name}: quiet samples after warm-up and at the end`);
+      assert.ok((process.quiet.at(-1)?.heapUsedBytes ?? 0) > 2 ** 20, `${process.name}: no live heap`);
+    }
+    for (const name of ["gateway", "bridge", "baseline"]) {
+      const kept = result.snapshots[name] ?? [];
+      assert.equal(kept.length, 2, `${name}: first and last heap snapshots kept`);
+      for (const file of kept) assert.ok(existsSync(file), file);
     }
     for (const kind of ["chat", "stream", "stream-aborted", "embeddings", "dashboard", "lifecycle-load", "key-churn"]) {
       assert.ok((result.gateway.done[kind] ?? 0) > 0, `no gateway ${kind}: ${JSON.stringify(result.gateway.done)}`);

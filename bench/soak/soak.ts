@@ -6,8 +6,10 @@
 // load is gateway-soak.ts, the bridge's bridge-soak.ts.
 // Flags: --minutes 60 --warmup MIN (20 % of the run) --sample-seconds 10 --workers 4 --pace-ms 100 --rate 2
 // --flap-minutes 3 --restart-minutes 4 --down-seconds 5 --lifecycle-seconds 60 --json FILE (every sample and count)
-// --node-flags="..." (added to both services' node, e.g. --heapsnapshot-signal=SIGUSR2 --heapsnapshot-near-heap-limit=1)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// --quiet-minutes 10 (between quiet moments: load held, heap snapshots, live heap and handles sampled)
+// --keep-snapshots DIR (keeps each process's first and last heap snapshot there, to compare in DevTools)
+// --node-flags="..." (added to both services' node, e.g. --heapsnapshot-near-heap-limit=1)
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,6 +18,7 @@ import { parseArgs } from "node:util";
 import { type ManagedProcess, startProcess, type Teardown } from "@switchboard/testkit";
 import { BridgeSoak } from "./bridge-soak.ts";
 import { GatewaySoak } from "./gateway-soak.ts";
+import { SNAPSHOT_FLAG, takeHeapSnapshot } from "./heap-snapshot.ts";
 import type { LogLevels } from "./log-levels.ts";
 import type { Outcomes } from "./outcomes.ts";
 import { type ClientCounts, goals, type ProcessSeries, renderReport, type SoakResult } from "./report.ts";
@@ -36,6 +39,8 @@ const { values } = parseArgs({
     "restart-minutes": { type: "string", default: "4" },
     "down-seconds": { type: "string", default: "5" },
     "lifecycle-seconds": { type: "string", default: "60" },
+    "quiet-minutes": { type: "string", default: "10" },
+    "keep-snapshots": { type: "string" },
     json: { type: "string" },
     "node-flags": { type: "string", default: "" },
   },
@@ -45,6 +50,7 @@ const runMs = minutes * 60_000;
 const warmupSeconds = values.warmup === undefined ? runMs / 5 / 1000 : Number(values.warmup) * 60;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
 const nodeArgs = values["node-flags"].split(" ").filter(Boolean);
+const quietMs = Number(values["quiet-minutes"]) * 60_000;
 /** Held still before a quiet sample: longer than the clients' keep-alive (undici: 4 s) and a dashboard session. */
 const QUIET_MS = 6_000;
 
@@ -86,6 +92,9 @@ async function metricsText(url: string, headers?: Record<string, string>): Promi
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-soak-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  // Each sampled process runs in this folder, where its heap snapshots land.
+  const snapshotDir = join(dir, "snapshots");
+  mkdirSync(snapshotDir);
   const loadBefore = loadavg();
   const startedAt = new Date().toISOString();
 
@@ -93,8 +102,8 @@ async function main(): Promise<void> {
     {
       name: "baseline",
       command: process.execPath,
-      args: ["--import", "tsx", join(here, "main.ts"), "--baseline-process"],
-      cwd: root,
+      args: [SNAPSHOT_FLAG, "--import", import.meta.resolve("tsx"), join(here, "main.ts"), "--baseline-process"],
+      cwd: snapshotDir,
       ready: { line: "baseline listening on" },
       timeoutMs: 30_000,
     },
@@ -105,6 +114,7 @@ async function main(): Promise<void> {
     {
       bin: join(root, "packages/gateway/bin/switchboard-gateway.mjs"),
       dir,
+      cwd: snapshotDir,
       workers: Number(values.workers),
       paceMs: Number(values["pace-ms"]),
       flapMs: Number(values["flap-minutes"]) * 60_000,
@@ -117,6 +127,7 @@ async function main(): Promise<void> {
     {
       bin: join(root, "packages/bridge/bin/switchboard-bridge.mjs"),
       dir,
+      cwd: snapshotDir,
       rate: Number(values.rate),
       restartMs: Number(values["restart-minutes"]) * 60_000,
       downMs: Number(values["down-seconds"]) * 1000,
@@ -150,31 +161,46 @@ async function main(): Promise<void> {
       }),
     );
   };
-  /** Holds the load still until the bridge is settled and the clients' connections have closed, then samples. */
+  const snapshots = new Map<string, string[]>(targets.map((t) => [t.name, []]));
+  /**
+   * Holds the load still until the bridge is settled and the clients' connections have closed, takes a heap snapshot
+   * of each process (a full collection first), then samples: quiet samples read the live heap and the lasting handles.
+   */
   const quietSample = async (what: string) => {
     gateway.pause();
     bridge.pauser.pause();
     await bridge.waitSettled(60_000);
     await bridge.drain();
     await sleep(QUIET_MS);
+    for (const target of targets) {
+      const file = await takeHeapSnapshot(target.pid, snapshotDir);
+      if (file === undefined) log(`${target.name}: no heap snapshot within the bound`);
+      else snapshots.get(target.name)?.push(file);
+    }
     await sampleAll(true);
-    const handles = series.map((s) => `${s.name} ${s.quiet.at(-1)?.handles ?? "n/a"}`).join(", ");
-    log(`quiet sample (${what}): handles ${handles}${bridge.settled ? "" : " (bridge NOT settled)"}`);
+    const read = series.map((s) => {
+      const q = s.quiet.at(-1);
+      return `${s.name} live heap ${((q?.heapUsedBytes ?? 0) / 2 ** 20).toFixed(2)} MB, handles ${q?.handles ?? "n/a"}`;
+    });
+    log(`quiet sample (${what}): ${read.join("; ")}${bridge.settled ? "" : " (bridge NOT settled)"}`);
     gateway.resume();
     bridge.pauser.resume();
   };
 
   gateway.startLoad();
   bridge.startLoad();
-  let quietTaken = false;
+  let nextQuiet = warmupSeconds * 1000;
   let nextProgress = t0 + 60_000;
   while (Date.now() - t0 < runMs) {
     await sleep(Math.min(sampleMs, Math.max(0, runMs - (Date.now() - t0))));
     await sampleAll(false);
     gateway.forgetRecordedRequests();
-    if (!quietTaken && Date.now() - t0 >= warmupSeconds * 1000) {
-      quietTaken = true;
-      await quietSample("after warm-up");
+    // Quiet moments: at the end of warm-up, then every --quiet-minutes (none too close to the end's own).
+    if (Date.now() - t0 >= nextQuiet && runMs - (Date.now() - t0) > quietMs / 2) {
+      await quietSample(
+        nextQuiet === warmupSeconds * 1000 ? "after warm-up" : `${Math.round((Date.now() - t0) / 60_000)} min`,
+      );
+      nextQuiet += quietMs;
     }
     if (Date.now() >= nextProgress) {
       nextProgress += 60_000;
@@ -206,6 +232,19 @@ async function main(): Promise<void> {
     .filter((s) => s.name === "bridge_messages_dropped_total")
     .reduce((total, s) => total + s.value, 0);
 
+  const kept: Record<string, string[]> = {};
+  if (values["keep-snapshots"] !== undefined) {
+    const into = values["keep-snapshots"];
+    mkdirSync(into, { recursive: true });
+    for (const [name, files] of snapshots) {
+      kept[name] = [files[0], files.at(-1)].flatMap((file, i) => {
+        if (file === undefined || (i === 1 && files.length < 2)) return [];
+        const to = join(into, `${name}-${i === 0 ? "first" : "last"}.heapsnapshot`);
+        renameSync(file, to);
+        return [to];
+      });
+    }
+  }
   const result: SoakResult = {
     startedAt,
     minutes,
@@ -226,6 +265,7 @@ async function main(): Promise<void> {
       restarts: bridge.restarts,
     },
     machine: { cpus: cpus().length, loadBefore, loadAfter: loadavg() },
+    snapshots: kept,
   };
   if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(result)}\n`);
   console.log(renderReport(result));

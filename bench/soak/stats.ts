@@ -15,9 +15,9 @@ export interface Sample {
   resources?: Record<string, number>;
 }
 
-/** Least-squares slope of y over t (t in seconds), or undefined with fewer than 3 points. */
+/** Least-squares slope of y over t (t in seconds), or undefined with fewer than 2 points. */
 export function slopePerSecond(points: readonly { t: number; y: number }[]): number | undefined {
-  if (points.length < 3) return undefined;
+  if (points.length < 2) return undefined;
   const n = points.length;
   const meanT = points.reduce((sum, p) => sum + p.t, 0) / n;
   const meanY = points.reduce((sum, p) => sum + p.y, 0) / n;
