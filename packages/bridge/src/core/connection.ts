@@ -42,8 +42,20 @@ export interface ConnectionContext {
    * Hands a message received from the platform to the core for routing. `message.channel` is the source channel.
    * A message whose `gateway` field is set is routed in that gateway only (the api account: the client names it);
    * leave it empty to route in every gateway the channel is on. Never call it with what the account itself sent.
+   * Durable on return: the message is in the state file before the protocol acknowledges the event.
    */
   receive(message: Message): RouteResult;
+  /**
+   * `receive` for an account that acknowledges each message itself, later (the api account answers its POST): what
+   * the message writes to the state file joins the other messages of this event-loop turn, in one transaction
+   * committed at the end of the turn. Acknowledge it only once `written()` resolves.
+   */
+  receiveInTurn(message: Message): RouteResult;
+  /**
+   * Resolves once every message received so far is in the state file (at the end of the turn at the latest); rejects
+   * when that commit failed (the messages are not kept: answer with an error).
+   */
+  written(): Promise<void>;
   /**
    * The link dropped after `connect()` had resolved (socket closed, ping timeout, kicked off the server...). The core
    * calls `disconnect()` to release what is left, then `connect()` again after a backoff, then `join()` again.

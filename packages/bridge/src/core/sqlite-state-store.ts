@@ -1,11 +1,13 @@
-// The state store in one SQLite file (better-sqlite3: synchronous, so a write is done when the call returns, before
-// the message it concerns is acknowledged). WAL with synchronous = NORMAL: a commit survives a crash of the process
-// (kill -9, OOM) at once; after a power loss or an OS crash the last commits before it may be missing, never
+// The state store in one SQLite file (better-sqlite3: synchronous). What routing writes goes into the turn's
+// transaction (turn-transaction.ts), committed at the end of the turn or when a protocol's receive returns, always
+// before the message it concerns is acknowledged. WAL with synchronous = NORMAL: a commit survives a crash of the
+// process (kill -9, OOM) at once; after a power loss or an OS crash the last commits before it may be missing, never
 // corrupted. Every statement is prepared once; the hot path is one INSERT per held message.
 import Database from "better-sqlite3";
 import type { Message } from "../message.ts";
 import { checkStateFile, StateFileError } from "./state-file.ts";
 import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, UnreadLog } from "./state-store.ts";
+import { TurnTransaction } from "./turn-transaction.ts";
 
 const SCHEMA_VERSION = 1;
 
@@ -72,6 +74,9 @@ function prepare(db: Database.Database) {
     trimUnread: db.prepare<[string, string, number]>(
       "DELETE FROM unread WHERE account = ? AND seq <= (SELECT seq FROM unread WHERE account = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
     ),
+    begin: db.prepare("BEGIN"),
+    commit: db.prepare("COMMIT"),
+    rollback: db.prepare("ROLLBACK"),
     restoreUnread: db.prepare<[string, number], { seq: number; encoded: string }>(
       "SELECT seq, encoded FROM (SELECT seq, encoded FROM unread WHERE account = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
     ),
@@ -131,7 +136,8 @@ class SqliteStateStore implements StateStore {
   readonly #settle: (settled: readonly Settled[]) => void;
   /** Settles not written yet: they go together, in one transaction, at the end of the turn (see settle()). */
   #settling: Settled[] = [];
-  readonly #transaction: (work: () => unknown) => unknown;
+  /** The turn's group commit, which `atomically` writes into. */
+  readonly #turn: TurnTransaction;
   #keepQueued = false;
   readonly #unreadLogs: SqliteUnreadLog[] = [];
   #savesSincePrune = 0;
@@ -153,14 +159,25 @@ class SqliteStateStore implements StateStore {
         if (copy !== undefined) this.#recordCopyId(copy);
       }
     });
-    this.#transaction = db.transaction((work: () => unknown) => work());
+    this.#turn = new TurnTransaction(db, sql);
     this.#prune();
   }
 
   atomically<T>(work: () => T): T {
-    // better-sqlite3 turns a nested transaction into a savepoint; an open one is simply joined.
-    if (this.#db.inTransaction) return work();
-    return this.#transaction(work) as T;
+    return this.#turn.run(work);
+  }
+
+  commit(): void {
+    this.#turn.commit();
+  }
+
+  committed(): Promise<void> {
+    return this.#turn.committed();
+  }
+
+  /** Transactions the turn's group commit made so far (tests: how many commits a burst cost). */
+  get turnCommits(): number {
+    return this.#turn.commits;
   }
 
   enqueue(d: StoredDelivery): number {
@@ -243,6 +260,7 @@ class SqliteStateStore implements StateStore {
     if (!this.#db.open) return;
     this.#flushSettles();
     for (const log of this.#unreadLogs) log.flush();
+    this.#turn.commit();
     this.#db.close();
   }
 

@@ -54,11 +54,19 @@ export interface StateStore {
   /** The file, for log lines; undefined when nothing is kept. */
   readonly path: string | undefined;
   /**
-   * Runs `work` as one transaction: the writes it makes are kept together or not at all, and cost one commit.
-   * Nested calls join the outer one.
+   * Runs `work` inside the event-loop turn's transaction, with the turn's other work, committed at the end of the
+   * turn or at `commit()`: a burst costs one commit. Kept all together or not at all: when `work` throws, nothing of
+   * the turn's transaction is kept (and `committed()` rejects). Nested calls join the outer one.
    */
   atomically<T>(work: () => T): T;
-  /** Writes a message into its destination's queue; returns its sequence number. Synchronous: durable on return. */
+  /** Commits what `atomically` wrote so far in this turn: durable on return. */
+  commit(): void;
+  /**
+   * Resolves once what `atomically` wrote so far is committed (at the end of the turn at the latest; at once when
+   * nothing is pending); rejects when that commit failed. Acknowledge a message to its sender only then.
+   */
+  committed(): Promise<void>;
+  /** Writes a message into its destination's queue (with the turn's transaction inside `atomically`); returns its sequence number. */
   enqueue(delivery: StoredDelivery): number;
   /**
    * The destination confirmed (or gave up) the message: removes it from the queue and, when given, records the id
@@ -84,12 +92,15 @@ export interface StateStore {
   close(): void;
 }
 
+const WRITTEN: Promise<void> = Promise.resolve();
 const NO_UNREAD: UnreadLog = { restore: () => [], append() {}, readAll() {} };
 
 /** `StateFile = ""`: nothing survives the process (Matterbridge's behaviour). */
 export const NO_STATE: StateStore = {
   path: undefined,
   atomically: (work) => work(),
+  commit() {},
+  committed: () => WRITTEN,
   enqueue: () => 0,
   settle() {},
   queued: () => [],

@@ -86,6 +86,7 @@ export class SupervisedAccount implements Account {
     this.#pacer = new Pacer(config.settings.MessageDelay, tuning.clock);
     this.#queuePolicy = { ...tuning.queue, capacity: config.settings.MessageQueue };
     const sink = options.sink;
+    const state = options.state ?? NO_STATE;
     const observer = options.observer;
     this.#observer = observer;
     this.#queueObserver = observer && {
@@ -101,11 +102,17 @@ export class SupervisedAccount implements Account {
       debug: options.debug,
       memberships: options.memberships,
       configPath: options.configPath ?? "",
-      receive: (message: Message) => sink.receive(this, message),
+      receive: (message: Message) => {
+        const routed = sink.receive(this, message);
+        state.commit();
+        return routed;
+      },
+      receiveInTurn: (message: Message) => sink.receive(this, message),
+      written: () => state.committed(),
       disconnected: (reason) => this.supervisor.reportDisconnected(reason),
       failed: (reason) => this.supervisor.reportFailed(reason),
       pace: () => this.#pace(),
-      unread: (capacity) => (options.state ?? NO_STATE).unread(config.id, capacity),
+      unread: (capacity) => state.unread(config.id, capacity),
     };
     this.connection = config.descriptor.create(config, context);
     this.supervisor = new Supervisor(this.connection, {

@@ -94,6 +94,7 @@ export class ApiAccount implements Connection {
       debug: context.debug,
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
       post: (bytes) => this.#post({ format: "json", bytes }),
+      written: () => context.written(),
     });
     const hub = this.#hub;
     this.#server = await buildApiServer({
@@ -106,6 +107,7 @@ export class ApiAccount implements Connection {
       drain: () => this.#readAll(),
       dropped: () => this.ring.dropped,
       post: (body) => this.#post(body),
+      written: () => context.written(),
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,
       phase: () => this.#phase,
@@ -143,7 +145,8 @@ export class ApiAccount implements Connection {
     // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
     // The message names its gateway, so the core routes it in that gateway only.
     const encoded = encodeMessage(message);
-    const { deliveries } = this.#context.receive({ ...message });
+    // Written with the turn's other posts in one commit; the server answers once `written()` resolves.
+    const { deliveries } = this.#context.receiveInTurn({ ...message });
     return { encoded, deliveries };
   }
 

@@ -34,6 +34,8 @@ export interface ApiServerDeps {
   dropped(): number;
   /** Validates and routes a posted message; returns the resulting Message encoded, or throws InboundError. */
   post(body: PostedBody): { encoded: string; deliveries: number };
+  /** Resolves once what was posted so far is in the state file (the turn's posts share one commit). */
+  written(): Promise<void>;
   addStream(response: ServerResponse): void;
   websockets: WebsocketClients;
   /** Where a stop stands (see ServingPhase). */
@@ -214,6 +216,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     if (deps.phase() !== "serving") return refuseWhileStopping(reply);
     try {
       const { encoded, deliveries } = deps.post(request.body);
+      // Never answered before the message is in the state file (the durability rule); a failed commit is a 500.
+      await deps.written();
       return reply.type(JSON_TYPE).header("x-switchboard-deliveries", String(deliveries)).send(encoded);
     } catch (error) {
       if (error instanceof InboundError) return sendError(reply, error.status, error.message);

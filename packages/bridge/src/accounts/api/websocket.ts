@@ -12,6 +12,8 @@ export interface WebsocketDeps {
   maxBufferedBytes: number;
   /** Validates and routes a frame like a POST body; returns the resulting Message encoded, or throws InboundError. */
   post(bytes: Buffer): { encoded: string };
+  /** Resolves once what was posted so far is in the state file. */
+  written(): Promise<void>;
 }
 
 export class WebsocketClients {
@@ -64,7 +66,11 @@ export class WebsocketClients {
     try {
       if (isBinary) throw new InboundError(400, "binary frames are not accepted: send a JSON message as text");
       const { encoded } = this.deps.post(bytes);
-      this.broadcast(encoded, socket);
+      // Echoed once it is in the state file, like a POST's answer; commits keep their order, so echoes keep theirs.
+      this.deps.written().then(
+        () => this.broadcast(encoded, socket),
+        (error: unknown) => this.deps.logger.error({ err: error }, "websocket message not kept: the state file failed"),
+      );
     } catch (error) {
       // Like Matterbridge, a bad frame is dropped and the connection stays usable; the reason is logged with -debug.
       if (!(error instanceof InboundError)) throw error;
