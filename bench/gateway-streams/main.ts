@@ -12,6 +12,7 @@
 //        targets into DIR; summarise with bench/gateway/profile-summary.ts) --node-flags="..." (more flags for the
 //        targets' node, e.g. --trace-gc; their output goes to --output)
 //        --output DIR (each target's stdout and stderr, e.g. the gateway's log lines, written to DIR/<target>.log)
+//        --nice=N (the target at this nice value, e.g. -10, so that other work on a shared machine disturbs /health less)
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     profile: { type: "string" },
     "node-flags": { type: "string", default: "" },
     output: { type: "string" },
+    nice: { type: "string" },
   },
 });
 const streams = Number(values.streams);
@@ -50,6 +52,7 @@ const snapshotDir = values["heap-snapshot"] ? resolve(values["heap-snapshot"]) :
 const profileDir = values.profile ? resolve(values.profile) : undefined;
 const nodeFlags = values["node-flags"].split(" ").filter(Boolean);
 const outputDir = values.output ? resolve(values.output) : undefined;
+const nice = values.nice === undefined ? undefined : Number(values.nice);
 if (
   ![streams, rounds, rampMs].every((n) => Number.isFinite(n) && n > 0) ||
   targets.some((t) => !(t in TARGET_LABELS))
@@ -118,7 +121,15 @@ interface RoundResult {
 }
 
 async function measure(name: TargetName, upstreamUrl: string, temporaryDirs: string[]): Promise<RoundResult> {
-  const target = await startTarget(name, { root, upstreamUrl, snapshotDir, profileDir, nodeFlags, temporaryDirs });
+  const target = await startTarget(name, {
+    root,
+    upstreamUrl,
+    snapshotDir,
+    profileDir,
+    nodeFlags,
+    nice,
+    temporaryDirs,
+  });
   try {
     const body = JSON.stringify({
       model: target.model,

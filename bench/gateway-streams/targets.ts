@@ -100,6 +100,8 @@ export interface StartOptions {
   profileDir: string | undefined;
   /** More flags for the target's node (e.g. --trace-gc). */
   nodeFlags: string[];
+  /** A nice value for the target (e.g. -10: ahead of other work on a shared machine); undefined: inherited. */
+  nice: number | undefined;
   temporaryDirs: string[];
 }
 
@@ -114,8 +116,13 @@ export async function startTarget(name: TargetName, options: StartOptions): Prom
   const start = (args: string[], env?: NodeJS.ProcessEnv) =>
     startProcess({
       name,
-      command: process.execPath,
-      args: [...snapshotFlags, ...args],
+      // nice execs node: the pid stays the target's own.
+      command: options.nice === undefined ? process.execPath : "nice",
+      args: [
+        ...(options.nice === undefined ? [] : ["-n", String(options.nice), process.execPath]),
+        ...snapshotFlags,
+        ...args,
+      ],
       cwd: options.root,
       env: { ...process.env, ...env },
       ready: { port },
@@ -141,7 +148,13 @@ export async function startTarget(name: TargetName, options: StartOptions): Prom
     features ? featuresConfig(port, options.upstreamUrl, dir) : switchboardConfig(port, options.upstreamUrl),
   );
   const bin = join(options.root, GATEWAY_BIN);
-  const child = await start([bin, "serve", "-c", file], features ? { BENCH_GATEWAY_MASTER_KEY: MASTER_KEY } : {});
+  const env = features ? { BENCH_GATEWAY_MASTER_KEY: MASTER_KEY } : {};
+  const child = await start([bin, "serve", "-c", file], env).catch(async (error: Error) => {
+    // Other work in the same checkout may be rebuilding dist/ just now: once more, a little later.
+    if (!/dist\/ is missing/.test(error.message)) throw error;
+    await new Promise((resolve) => setTimeout(resolve, 30_000));
+    return start([bin, "serve", "-c", file], env);
+  });
   return {
     process: child,
     url: `${base}/v1/chat/completions`,
