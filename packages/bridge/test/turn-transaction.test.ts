@@ -1,0 +1,121 @@
+// The state file's group commit on its own (core/turn-transaction.ts), with statements that record what they run:
+// the writes of one event-loop turn share one transaction, committed at the end of the turn; committed() resolves
+// only after that COMMIT ran; a commit asked for now (a protocol's receive) is durable on return; a unit that
+// throws rolls the turn's transaction back and those waiting are told.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { TurnTransaction } from "../src/core/turn-transaction.ts";
+
+/** A database stand-in: SQLite's transaction flag as BEGIN, COMMIT and ROLLBACK leave it, and a log of them. */
+function recordingDatabase() {
+  const log: string[] = [];
+  const db = { inTransaction: false, open: true };
+  const statement = (name: string, inTransaction: boolean) => ({
+    run() {
+      log.push(name);
+      db.inTransaction = inTransaction;
+    },
+  });
+  const turn = new TurnTransaction(db, {
+    begin: statement("BEGIN", true),
+    commit: statement("COMMIT", false),
+    rollback: statement("ROLLBACK", false),
+  });
+  return { db, log, turn };
+}
+
+const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("the turn's transaction", () => {
+  it("puts the units of one turn in one transaction and resolves committed() only after its COMMIT", async () => {
+    const { log, turn } = recordingDatabase();
+    const answered: number[] = [];
+    for (let n = 0; n < 50; n++) {
+      turn.run(() => log.push(`write ${n}`));
+      // As the api account does: the answer waits for the commit.
+      void turn.committed().then(() => {
+        answered.push(n);
+        log.push(`answer ${n}`);
+      });
+    }
+    assert.equal(log.filter((entry) => entry === "BEGIN").length, 1);
+    assert.ok(!log.includes("COMMIT"), "committed before the end of the turn");
+    await Promise.resolve();
+    assert.deepEqual(answered, [], "answered before the commit");
+    await endOfTurn();
+    assert.equal(turn.commits, 1);
+    assert.deepEqual(
+      answered,
+      Array.from({ length: 50 }, (_, n) => n),
+    );
+    const commitAt = log.indexOf("COMMIT");
+    assert.equal(log.lastIndexOf("write 49"), commitAt - 1, "every write before the one COMMIT");
+    assert.equal(log.indexOf("answer 0"), commitAt + 1, "every answer after it");
+    // The next turn opens a transaction of its own.
+    turn.run(() => log.push("write later"));
+    await turn.committed();
+    assert.equal(turn.commits, 2);
+  });
+
+  it("commits at once when asked (a protocol's receive), and committed() then resolves without waiting", async () => {
+    const { db, log, turn } = recordingDatabase();
+    turn.run(() => log.push("write"));
+    const waiting = turn.committed();
+    turn.commit();
+    assert.deepEqual(log, ["BEGIN", "write", "COMMIT"]);
+    assert.equal(db.inTransaction, false);
+    await waiting;
+    await turn.committed();
+    await endOfTurn();
+    assert.equal(turn.commits, 1, "the end of the turn has nothing left to commit");
+  });
+
+  it("rolls the turn's transaction back when a unit throws, and tells those waiting", async () => {
+    const { log, turn } = recordingDatabase();
+    turn.run(() => log.push("write 1"));
+    const first = turn.committed();
+    assert.throws(
+      () =>
+        turn.run(() => {
+          throw new Error("disk full");
+        }),
+      /disk full/,
+    );
+    await assert.rejects(first, /disk full/);
+    assert.deepEqual(log, ["BEGIN", "write 1", "ROLLBACK"]);
+    // The turn goes on with a new transaction.
+    turn.run(() => log.push("write 2"));
+    await turn.committed();
+    assert.deepEqual(log.slice(3), ["BEGIN", "write 2", "COMMIT"]);
+  });
+
+  it("rejects committed() when the COMMIT fails, and rolls back", async () => {
+    const log: string[] = [];
+    const db = { inTransaction: false, open: true };
+    const turn = new TurnTransaction(db, {
+      begin: { run: () => ((db.inTransaction = true), log.push("BEGIN")) },
+      commit: {
+        run() {
+          throw new Error("SQLITE_IOERR");
+        },
+      },
+      rollback: { run: () => ((db.inTransaction = false), log.push("ROLLBACK")) },
+    });
+    turn.run(() => log.push("write"));
+    await assert.rejects(turn.committed(), /SQLITE_IOERR/);
+    assert.deepEqual(log, ["BEGIN", "write", "ROLLBACK"]);
+    assert.equal(turn.commits, 0);
+  });
+
+  it("joins a transaction it did not open (a better-sqlite3 transaction function) without committing it", async () => {
+    const { db, log, turn } = recordingDatabase();
+    db.inTransaction = true;
+    assert.equal(
+      turn.run(() => "inside"),
+      "inside",
+    );
+    await turn.committed();
+    await endOfTurn();
+    assert.deepEqual(log, []);
+  });
+});
