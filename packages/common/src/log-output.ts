@@ -1,9 +1,9 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
-// when a person reads them. Written synchronously to stdout, so that nothing is lost when the process exits; JSON
-// lines a turn of the event loop at a time (see TurnBatchedOutput).
+// when a person reads them. JSON lines are written a turn of the event loop at a time (TurnBatchedOutput), never
+// making the event loop sleep behind a slow reader of stdout (PatientFdWriter); nothing is lost when the process exits.
 import type { DestinationStream } from "pino";
-import pino from "pino";
 import pretty from "pino-pretty";
+import { PatientFdWriter } from "./patient-fd-writer.ts";
 import { TurnBatchedOutput } from "./turn-batched-output.ts";
 
 /**
@@ -20,8 +20,7 @@ export function readByPerson(): boolean {
  */
 export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): DestinationStream {
   if (humanReadable) return pretty({ destination: 1, sync: true, ignore, translateTime: "SYS:HH:MM:ss.l" });
-  // Synchronous, as Node writes to pipes on Linux: a reader that falls behind slows the service down rather than
-  // making it hold lines without bound or drop them. An asynchronous write (pino's sync: false) cost more CPU per
-  // request at one connection here, where each turn has one line to write (docs/benchmarks.md, gateway fast path).
-  return new TurnBatchedOutput(pino.destination({ dest: 1, sync: true }));
+  // Written on the event loop's thread, not through pino's asynchronous destination: its thread-pool hop cost more
+  // CPU per request at one connection, where each turn has one line (docs/benchmarks.md, gateway fast path).
+  return new TurnBatchedOutput(new PatientFdWriter(1));
 }

@@ -4,7 +4,7 @@ import type { DestinationStream } from "pino";
 const holding = new Set<TurnBatchedOutput>();
 let exitHooked = false;
 
-/** Where the lines go: a stream that may hold them too (pino's asynchronous destination), flushed at exit. */
+/** Where the lines go: a writer that may hold them too (PatientFdWriter), flushed at exit. */
 type Destination = DestinationStream & { flushSync?(): void };
 
 /**
