@@ -151,14 +151,14 @@ class SqliteStateStore implements StateStore {
     this.#db = db;
     this.#sql = sql;
     this.#idMapSize = idMapSize;
-    // The queue row goes and the copy's id comes in one transaction: after a crash, either the message is still
-    // queued (and is sent again) or its copy is known (and later edits reach it).
-    this.#settle = db.transaction((settled: readonly Settled[]) => {
+    // The queue row goes and the copy's id comes in one transaction (the turn's): after a crash, either the message
+    // is still queued (and is sent again) or its copy is known (and later edits reach it).
+    this.#settle = (settled: readonly Settled[]) => {
       for (const { seq, copy } of settled) {
         sql.dequeue.run(seq);
         if (copy !== undefined) this.#recordCopyId(copy);
       }
-    });
+    };
     this.#turn = new TurnTransaction(db, sql);
     this.#prune();
   }
@@ -195,9 +195,10 @@ class SqliteStateStore implements StateStore {
   }
 
   /**
-   * Written once the current turn's work is done (process.nextTick), with every other settle of the turn: a burst
-   * that a destination confirms in one write (IRC's corked lines) costs one commit, not one per message. Removing a
-   * row later is always safe: a crash in between sends the message again (at least once), it never loses one.
+   * Written once the current work is done (process.nextTick), with every other settle of the moment, into the
+   * turn's transaction: a burst that a destination confirms in one write (IRC's corked lines) and the posts of the
+   * same turn cost one commit, not one per message. Removing a row later is always safe: a crash in between sends
+   * the message again (at least once), it never loses one.
    */
   settle(seq: number, copy?: CopyRecord): void {
     if (this.#keepQueued) return;
@@ -209,7 +210,8 @@ class SqliteStateStore implements StateStore {
     const settled = this.#settling;
     if (settled.length === 0 || !this.#db.open) return;
     this.#settling = [];
-    this.#settle(settled);
+    // In the turn's transaction, with what the turn routed: one commit for both.
+    this.#turn.run(() => this.#settle(settled));
   }
 
   queued(): QueuedRow[] {
