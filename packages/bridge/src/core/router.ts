@@ -205,8 +205,8 @@ export class Router implements MessageSink {
         channel: to.config.channel,
         gateway: gateway.name,
         options: to.config.options,
-        ...(prepared === undefined ? {} : { files: prepared }),
       };
+      if (prepared !== undefined) delivery.files = prepared;
       deliveries++;
       prepared?.hold();
       const result = this.#send(to.account, delivery, ready);
@@ -217,8 +217,9 @@ export class Router implements MessageSink {
       if (typeof result === "string") {
         if (result !== "") copies.push({ account: to.account.id, channel: to.config.channel, id: result });
       } else {
+        const entry: CopyId = { account: to.account.id, channel: to.config.channel, id: "", pending: result };
         // Held by the queue (or sent asynchronously): kept in the state file until the destination confirms it.
-        this.#keep(result, {
+        this.#keep(result, entry, {
           account: to.account.id,
           channel: to.config.channel,
           gateway: gateway.name,
@@ -226,11 +227,6 @@ export class Router implements MessageSink {
           copyOf: known === undefined ? key : undefined,
           editOf: original?.pending !== undefined ? key : undefined,
           replyTo: typeof parent === "string" ? undefined : parentKey,
-        });
-        const entry: CopyId = { account: to.account.id, channel: to.config.channel, id: "", pending: result };
-        result.then((id) => {
-          entry.id = id;
-          entry.pending = undefined;
         });
         copies.push(entry);
       }
@@ -248,13 +244,18 @@ export class Router implements MessageSink {
     return deliveries;
   }
 
-  /** Writes a held message to the state file; it leaves it once its destination settled it (sent, or given up). */
-  #keep(result: Promise<string>, delivery: StoredDelivery): void {
+  /**
+   * Writes a held message to the state file. Once its destination settled it (sent, or given up), its copy's id is
+   * known in the id cache and it leaves the file: one reaction to the send for both.
+   */
+  #keep(result: Promise<string>, entry: CopyId, delivery: StoredDelivery): void {
     const seq = this.#state.enqueue(delivery);
     const { copyOf, gateway, account, channel } = delivery;
-    result.then((id) =>
-      this.#state.settle(seq, copyOf === undefined ? undefined : { gateway, key: copyOf, account, channel, id }),
-    );
+    result.then((id) => {
+      entry.id = id;
+      entry.pending = undefined;
+      this.#state.settle(seq, copyOf === undefined ? undefined : { gateway, key: copyOf, account, channel, id });
+    });
   }
 
   /** The destination channel `channel` of `account` in `gateway`, when the config still has it. */
