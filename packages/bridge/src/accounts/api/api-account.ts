@@ -142,11 +142,11 @@ export class ApiAccount implements Connection {
 
   #post(body: PostedBody): { encoded: string; deliveries: number } {
     const message = toMessage(parseBody(body), this.id, this.#targets, timestampNow());
-    // The answer is what the client submitted; the router works on its own copy (it may rewrite text and nick).
-    // The message names its gateway, so the core routes it in that gateway only.
+    // The answer is what the client submitted, encoded before the router rewrites the message (text, nick): the
+    // object itself is the router's then, no copy needed. It names its gateway, so it is routed in that one only.
     const encoded = encodeMessage(message);
     // Written with the turn's other posts in one commit; the server answers once `written()` resolves.
-    const { deliveries } = this.#context.receiveInTurn({ ...message });
+    const { deliveries } = this.#context.receiveInTurn(message);
     return { encoded, deliveries };
   }
 

@@ -211,7 +211,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
 
   app.post("/api/message", async (request, reply) => {
     if (!isPostedBody(request.body)) return sendError(reply, 415, UNSUPPORTED_MEDIA_TYPE);
-    await largeBodyTurn(request.body.bytes.length);
+    // Awaited only for a large body: awaiting undefined would still cost every post a trip through the microtasks.
+    const turn = largeBodyTurn(request.body.bytes.length);
+    if (turn !== undefined) await turn;
     // A post whose body was still arriving when the stop began is refused too: nothing is routed after the signal.
     if (deps.phase() !== "serving") return refuseWhileStopping(reply);
     try {
