@@ -228,9 +228,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: VERSION,
   });
   const connections = new CloseOnIdle(app.server);
-  if (config.healthCheck.enabled) await health.start();
-  else await health.checkNow();
+  // One round of probes before listening, so that the first requests find the backends' health known; fastify
+  // compiles its routes and schemas meanwhile, while the probes wait on the network.
+  const probed = config.healthCheck.enabled ? health.start() : health.checkNow();
   try {
+    await Promise.all([app.ready(), probed]);
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
     dashboard.close();
