@@ -93,13 +93,23 @@ describe("the turn's transaction", () => {
     const log: string[] = [];
     const db = { inTransaction: false, open: true };
     const turn = new TurnTransaction(db, {
-      begin: { run: () => ((db.inTransaction = true), log.push("BEGIN")) },
+      begin: {
+        run() {
+          db.inTransaction = true;
+          log.push("BEGIN");
+        },
+      },
       commit: {
         run() {
           throw new Error("SQLITE_IOERR");
         },
       },
-      rollback: { run: () => ((db.inTransaction = false), log.push("ROLLBACK")) },
+      rollback: {
+        run() {
+          db.inTransaction = false;
+          log.push("ROLLBACK");
+        },
+      },
     });
     turn.run(() => log.push("write"));
     await assert.rejects(turn.committed(), /SQLITE_IOERR/);

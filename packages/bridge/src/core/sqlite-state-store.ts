@@ -133,7 +133,6 @@ class SqliteStateStore implements StateStore {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #idMapSize: number;
-  readonly #settle: (settled: readonly Settled[]) => void;
   /** Settles not written yet: they go together, in one transaction, at the end of the turn (see settle()). */
   #settling: Settled[] = [];
   /** The turn's group commit, which `atomically` writes into. */
@@ -151,14 +150,6 @@ class SqliteStateStore implements StateStore {
     this.#db = db;
     this.#sql = sql;
     this.#idMapSize = idMapSize;
-    // The queue row goes and the copy's id comes in one transaction (the turn's): after a crash, either the message
-    // is still queued (and is sent again) or its copy is known (and later edits reach it).
-    this.#settle = (settled: readonly Settled[]) => {
-      for (const { seq, copy } of settled) {
-        sql.dequeue.run(seq);
-        if (copy !== undefined) this.#recordCopyId(copy);
-      }
-    };
     this.#turn = new TurnTransaction(db, sql);
     this.#prune();
   }
@@ -173,11 +164,6 @@ class SqliteStateStore implements StateStore {
 
   committed(): Promise<void> {
     return this.#turn.committed();
-  }
-
-  /** Transactions the turn's group commit made so far (tests: how many commits a burst cost). */
-  get turnCommits(): number {
-    return this.#turn.commits;
   }
 
   enqueue(d: StoredDelivery): number {
@@ -210,8 +196,14 @@ class SqliteStateStore implements StateStore {
     const settled = this.#settling;
     if (settled.length === 0 || !this.#db.open) return;
     this.#settling = [];
-    // In the turn's transaction, with what the turn routed: one commit for both.
-    this.#turn.run(() => this.#settle(settled));
+    // The queue row goes and the copy's id comes in one transaction (the turn's, with what the turn routed): after a
+    // crash, either the message is still queued (and is sent again) or its copy is known (and later edits reach it).
+    this.#turn.run(() => {
+      for (const { seq, copy } of settled) {
+        this.#sql.dequeue.run(seq);
+        if (copy !== undefined) this.#recordCopyId(copy);
+      }
+    });
   }
 
   queued(): QueuedRow[] {
