@@ -18,7 +18,8 @@ const IN_FLIGHT = 64;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const BIN = join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+/** BENCH_BRIDGE_BIN runs another build of the bridge (a copy of an older commit, for a before/after). */
+const BIN = process.env.BENCH_BRIDGE_BIN ?? join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
 
 interface Target {
   name: string;
