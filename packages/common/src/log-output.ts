@@ -2,7 +2,7 @@
 // when a person reads them. JSON lines are written a turn of the event loop at a time (TurnBatchedOutput), never
 // making the event loop sleep behind a slow reader of stdout (PatientFdWriter); nothing is lost when the process exits.
 import type { DestinationStream } from "pino";
-import pretty from "pino-pretty";
+import { prettyFactory } from "pino-pretty";
 import { PatientFdWriter } from "./patient-fd-writer.ts";
 import { TurnBatchedOutput } from "./turn-batched-output.ts";
 
@@ -19,7 +19,12 @@ export function readByPerson(): boolean {
  * fields the readable form leaves out.
  */
 export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): DestinationStream {
-  if (humanReadable) return pretty({ destination: 1, sync: true, ignore, translateTime: "SYS:HH:MM:ss.l" });
+  if (humanReadable) {
+    // Formatted in the logging call itself (pino-pretty's stream would add a transform stream and its own writer).
+    const format = prettyFactory({ ignore, translateTime: "SYS:HH:MM:ss.l" });
+    const output = new TurnBatchedOutput(new PatientFdWriter(1));
+    return { write: (line: string) => output.write(format(line)) };
+  }
   // Written on the event loop's thread, not through pino's asynchronous destination: its thread-pool hop cost more
   // CPU per request at one connection, where each turn has one line (docs/benchmarks.md, gateway fast path).
   return new TurnBatchedOutput(new PatientFdWriter(1));
