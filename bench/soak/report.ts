@@ -69,7 +69,9 @@ interface ProcessFigures {
 const MB = 1024 * 1024;
 
 export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFigures {
-  const after = series.samples.filter((s) => s.t >= warmupSeconds);
+  // A heap snapshot raises RSS for good (its own allocations, kept by malloc): slopes start after the first one.
+  const from = Math.max(warmupSeconds, series.quiet[0]?.t ?? 0);
+  const after = series.samples.filter((s) => s.t >= from);
   const loop = after.flatMap((s) => (s.loopDelayP99Seconds === undefined ? [] : [s.loopDelayP99Seconds * 1000]));
   const first = series.quiet[0];
   const last = series.quiet.at(-1);
@@ -89,8 +91,8 @@ export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFi
     liveSlope: liveSlope === undefined ? undefined : liveSlope * 3600,
     liveFirst: live[0]?.y,
     liveLast: live.length > 1 ? live.at(-1)?.y : undefined,
-    heapSlope: mbPerHour(series.samples, "heapUsedBytes", warmupSeconds),
-    rssSlope: mbPerHour(series.samples, "rssBytes", warmupSeconds),
+    heapSlope: mbPerHour(series.samples, "heapUsedBytes", from),
+    rssSlope: mbPerHour(series.samples, "rssBytes", from),
     handlesFirst: first?.handles,
     handlesLast: series.quiet.length > 1 ? last?.handles : undefined,
     grown,
