@@ -1,10 +1,10 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
-// when a person reads them. JSON lines are written a turn of the event loop at a time (TurnBatchedOutput), never
+// when a person reads them. Lines are written a few milliseconds of them at a time (BatchedOutput), never
 // making the event loop sleep behind a slow reader of stdout (PatientFdWriter); nothing is lost when the process exits.
 import type { DestinationStream } from "pino";
 import { prettyFactory } from "pino-pretty";
+import { BatchedOutput } from "./batched-output.ts";
 import { PatientFdWriter } from "./patient-fd-writer.ts";
-import { TurnBatchedOutput } from "./turn-batched-output.ts";
 
 /**
  * Whether a person reads the output: stdout is a terminal, or SWITCHBOARD_TTY=1 says so (`npm start` pipes each
@@ -22,10 +22,10 @@ export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): Dest
   if (humanReadable) {
     // Formatted in the logging call itself (pino-pretty's stream would add a transform stream and its own writer).
     const format = prettyFactory({ ignore, translateTime: "SYS:HH:MM:ss.l" });
-    const output = new TurnBatchedOutput(new PatientFdWriter(1));
+    const output = new BatchedOutput(new PatientFdWriter(1));
     return { write: (line: string) => output.write(format(line)) };
   }
   // Written on the event loop's thread, not through pino's asynchronous destination: its thread-pool hop cost more
-  // CPU per request at one connection, where each turn has one line (docs/benchmarks.md, gateway fast path).
-  return new TurnBatchedOutput(new PatientFdWriter(1));
+  // CPU per request at one connection, where each write had one line (docs/benchmarks.md, gateway fast path).
+  return new BatchedOutput(new PatientFdWriter(1));
 }

@@ -1,28 +1,28 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
-import { TurnBatchedOutput } from "../src/turn-batched-output.ts";
+import { BatchedOutput } from "../src/batched-output.ts";
 
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+const batchTime = () => new Promise((resolve) => setTimeout(resolve, 30));
 
-describe("TurnBatchedOutput", () => {
-  it("writes the lines of one event-loop turn in one write, in order, at the end of the turn", async () => {
+describe("BatchedOutput", () => {
+  it("writes the lines of a few milliseconds in one write, in order", async () => {
     const writes: string[] = [];
-    const output = new TurnBatchedOutput({ write: (text: string) => void writes.push(text) });
+    const output = new BatchedOutput({ write: (text: string) => void writes.push(text) });
     output.write("a\n");
     output.write("b\n");
     output.write("c\n");
     assert.deepEqual(writes, []);
-    await turn();
+    await batchTime();
     assert.deepEqual(writes, ["a\nb\nc\n"]);
     output.write("d\n");
-    await turn();
+    await batchTime();
     assert.deepEqual(writes, ["a\nb\nc\n", "d\n"]);
   });
 
   it("writes what it holds at once when flushed", () => {
     const writes: string[] = [];
-    const output = new TurnBatchedOutput({ write: (text: string) => void writes.push(text) });
+    const output = new BatchedOutput({ write: (text: string) => void writes.push(text) });
     output.write("x\n");
     output.flush();
     assert.deepEqual(writes, ["x\n"]);
@@ -42,7 +42,7 @@ describe("TurnBatchedOutput", () => {
         `const { logOutput } = await import(${JSON.stringify(module)});`,
         "const logger = pino({ base: undefined }, logOutput(false));",
         "for (const n of [1, 2, 3]) logger.info({ n }, 'line');",
-        "await new Promise((resolve) => setImmediate(resolve));",
+        "await new Promise((resolve) => setTimeout(resolve, 30));",
         "for (const n of [4, 5]) logger.info({ n }, 'line');",
         ending,
       ].join("\n");
@@ -59,15 +59,15 @@ describe("TurnBatchedOutput", () => {
     }
   });
 
-  it("loses no line when the process exits in the same turn, by process.exit or by an uncaught exception", () => {
-    const module = new URL("../src/turn-batched-output.ts", import.meta.url).href;
+  it("loses no line held when the process exits, by process.exit or by an uncaught exception", () => {
+    const module = new URL("../src/batched-output.ts", import.meta.url).href;
     for (const [ending, code] of [
       ["process.exit(3)", 3],
       ["throw new Error('boom')", 1],
     ] as const) {
       const script = [
-        `const { TurnBatchedOutput } = await import(${JSON.stringify(module)});`,
-        "const output = new TurnBatchedOutput({ write: (text) => process.stdout.write(text) });",
+        `const { BatchedOutput } = await import(${JSON.stringify(module)});`,
+        "const output = new BatchedOutput({ write: (text) => process.stdout.write(text) });",
         "for (const line of ['line 0\\n', 'line 1\\n', 'line 2\\n']) output.write(line);",
         ending,
       ].join("\n");
