@@ -1,8 +1,9 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
 // when a person reads them. Lines are written a few milliseconds of them at a time (BatchedOutput), never
 // making the event loop sleep behind a slow reader of stdout (PatientFdWriter); nothing is lost when the process exits.
+import { createRequire } from "node:module";
 import type { DestinationStream } from "pino";
-import { prettyFactory } from "pino-pretty";
+import type PinoPretty from "pino-pretty";
 import { BatchedOutput } from "./batched-output.ts";
 import { PatientFdWriter } from "./patient-fd-writer.ts";
 
@@ -21,6 +22,8 @@ export function readByPerson(): boolean {
 export function logOutput(humanReadable: boolean, ignore = "pid,hostname"): DestinationStream {
   if (humanReadable) {
     // Formatted in the logging call itself (pino-pretty's stream would add a transform stream and its own writer).
+    // Loaded only for people: JSON output (services under a supervisor) never parses pino-pretty and its dependencies.
+    const { prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
     const format = prettyFactory({ ignore, translateTime: "SYS:HH:MM:ss.l" });
     const output = new BatchedOutput(new PatientFdWriter(1));
     return { write: (line: string) => output.write(format(line)) };
