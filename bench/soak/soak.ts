@@ -214,10 +214,12 @@ async function main(): Promise<void> {
       );
     }
   }
+  // The last quiet moment comes before the load stops, so that it is taken as the others are (the bridge's
+  // persistent /api/stream still open, the dashboard loop idle), then the load stops and the bridge drains.
+  await quietSample("end");
   log("load stopping; draining the bridge");
   await gateway.stop();
   await bridge.stop();
-  await quietSample("end");
 
   const gatewayErrors = parsePrometheus(await metricsText(`${gateway.url}/metrics`, gateway.metricsHeaders)).filter(
     (s) => s.name === "gateway_errors_total" && s.value > 0,
