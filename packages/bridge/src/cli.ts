@@ -1,6 +1,6 @@
 // switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
 import { resolve } from "node:path";
-import { enableCompileCache, flushCompileCache } from "./compile-cache.ts";
+import { enableCompileCache, flushCompileCache } from "@switchboard/common/compile-cache";
 
 // First: the compile cache only covers modules loaded after it is on.
 enableCompileCache();

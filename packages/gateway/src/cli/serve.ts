@@ -1,7 +1,7 @@
+import { flushCompileCache } from "@switchboard/common/compile-cache";
 import { startGateway } from "../gateway.ts";
 import { loadConfig } from "../load-config.ts";
 import { createLogger } from "../logger.ts";
-import { flushCompileCache } from "./compile-cache.ts";
 
 export interface ServeOptions {
   config?: string;
