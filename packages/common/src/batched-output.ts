@@ -7,14 +7,12 @@ let exitHooked = false;
 /** Where the lines go: a writer that may hold them too (PatientFdWriter), flushed at exit. */
 type Destination = DestinationStream & { flushSync?(): void };
 
-/** Lines are held this long at most before they are written, together. */
-const BATCH_MS = 10;
-
 /**
- * Lines written within BATCH_MS of each other go out together in one write. Under load, a log line per request
- * written on its own costs a system call per request, and even one write per event-loop turn was about 8 % of the
- * gateway's CPU at 32 connections (docs/benchmarks.md, "Figures behind the code"). Lines still held when the process
- * exits are written then, synchronously, so an exit or a crash loses nothing (a SIGKILL at most the last BATCH_MS).
+ * Lines written during one event-loop turn go out together in one write at the end of the turn. Under load, a log
+ * line per request written on its own costs a system call per request (docs/benchmarks.md, "Figures behind the
+ * code"). Holding lines longer (10 ms) saved more CPU but made every line late by that much, and tools and tests
+ * that read a line right after what it reports then miss it. Lines still held when the process exits are written
+ * then, synchronously, so an exit or a crash loses nothing (a SIGKILL at most the lines of the turn it interrupts).
  */
 export class BatchedOutput implements DestinationStream {
   #pending: string[] = [];
@@ -36,10 +34,10 @@ export class BatchedOutput implements DestinationStream {
     if (this.#scheduled) return;
     this.#scheduled = true;
     holding.add(this);
-    setTimeout(this.#endOfBatch, BATCH_MS);
+    setImmediate(this.#endOfTurn);
   }
 
-  readonly #endOfBatch = (): void => {
+  readonly #endOfTurn = (): void => {
     this.#scheduled = false;
     this.flushSync();
   };

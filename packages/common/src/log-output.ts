@@ -1,5 +1,5 @@
 // Where a service's log lines go and how they look: JSON lines (what machines read) by default, human-readable lines
-// when a person reads them. Lines are written a few milliseconds of them at a time (BatchedOutput), never
+// when a person reads them. Lines are written a turn of the event loop at a time (BatchedOutput), never
 // making the event loop sleep behind a slow reader of stdout (PatientFdWriter); nothing is lost when the process exits.
 import { createRequire } from "node:module";
 import type { DestinationStream } from "pino";

@@ -3,20 +3,20 @@ import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { BatchedOutput } from "../src/batched-output.ts";
 
-const batchTime = () => new Promise((resolve) => setTimeout(resolve, 30));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("BatchedOutput", () => {
-  it("writes the lines of a few milliseconds in one write, in order", async () => {
+  it("writes the lines of one event-loop turn in one write, in order, at the end of the turn", async () => {
     const writes: string[] = [];
     const output = new BatchedOutput({ write: (text: string) => void writes.push(text) });
     output.write("a\n");
     output.write("b\n");
     output.write("c\n");
     assert.deepEqual(writes, []);
-    await batchTime();
+    await turn();
     assert.deepEqual(writes, ["a\nb\nc\n"]);
     output.write("d\n");
-    await batchTime();
+    await turn();
     assert.deepEqual(writes, ["a\nb\nc\n", "d\n"]);
   });
 
@@ -42,7 +42,7 @@ describe("BatchedOutput", () => {
         `const { logOutput } = await import(${JSON.stringify(module)});`,
         "const logger = pino({ base: undefined }, logOutput(false));",
         "for (const n of [1, 2, 3]) logger.info({ n }, 'line');",
-        "await new Promise((resolve) => setTimeout(resolve, 30));",
+        "await new Promise((resolve) => setImmediate(resolve));",
         "for (const n of [4, 5]) logger.info({ n }, 'line');",
         ending,
       ].join("\n");
