@@ -5,6 +5,14 @@ import { BatchedOutput } from "../src/batched-output.ts";
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Runs `lines` as an ES module in a child process; its exit code and stdout. */
+function runChild(lines: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", lines.join("\n")], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+}
+
 describe("BatchedOutput", () => {
   it("writes the lines of one event-loop turn in one write, in order, at the end of the turn", async () => {
     const writes: string[] = [];
@@ -37,7 +45,7 @@ describe("BatchedOutput", () => {
       ["throw new Error('boom')", 1],
       ["", 0],
     ] as const) {
-      const script = [
+      const child = runChild([
         "const { default: pino } = await import('pino');",
         `const { logOutput } = await import(${JSON.stringify(module)});`,
         "const logger = pino({ base: undefined }, logOutput(false));",
@@ -45,11 +53,7 @@ describe("BatchedOutput", () => {
         "await new Promise((resolve) => setImmediate(resolve));",
         "for (const n of [4, 5]) logger.info({ n }, 'line');",
         ending,
-      ].join("\n");
-      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-        encoding: "utf8",
-        timeout: 30_000,
-      });
+      ]);
       assert.equal(child.status, code, child.stderr);
       const numbers = child.stdout
         .trim()
@@ -65,16 +69,12 @@ describe("BatchedOutput", () => {
       ["process.exit(3)", 3],
       ["throw new Error('boom')", 1],
     ] as const) {
-      const script = [
+      const child = runChild([
         `const { BatchedOutput } = await import(${JSON.stringify(module)});`,
         "const output = new BatchedOutput({ write: (text) => process.stdout.write(text) });",
         "for (const line of ['line 0\\n', 'line 1\\n', 'line 2\\n']) output.write(line);",
         ending,
-      ].join("\n");
-      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-        encoding: "utf8",
-        timeout: 30_000,
-      });
+      ]);
       assert.equal(child.status, code, child.stderr);
       assert.equal(child.stdout, "line 0\nline 1\nline 2\n", ending);
     }
