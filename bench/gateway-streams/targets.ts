@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
-import { GATEWAY_BIN, switchboardConfig } from "../gateway/switchboard.ts";
+import { GATEWAY_BIN, minimalSwitchboardConfig } from "../gateway/switchboard.ts";
 
 export type TargetName = "gateway" | "gateway-features" | "proxy";
 
@@ -145,7 +145,7 @@ export async function startTarget(name: TargetName, options: StartOptions): Prom
   const features = name === "gateway-features";
   writeFileSync(
     file,
-    features ? featuresConfig(port, options.upstreamUrl, dir) : switchboardConfig(port, options.upstreamUrl),
+    features ? featuresConfig(port, options.upstreamUrl, dir) : minimalSwitchboardConfig(port, options.upstreamUrl),
   );
   const bin = join(options.root, GATEWAY_BIN);
   const env = features ? { BENCH_GATEWAY_MASTER_KEY: MASTER_KEY } : {};

@@ -5,6 +5,11 @@ import { join } from "node:path";
 
 export const GATEWAY_BIN = "packages/gateway/bin/switchboard-gateway.mjs";
 
+/** The gateway's config in Nexus's format with nothing but its address and one backend, the fake upstream. */
+export function minimalSwitchboardConfig(port: number, upstreamUrl: string): string {
+  return [serverLines(port), "", backendLines(upstreamUrl)].join("\n");
+}
+
 /**
  * The gateway's config in Nexus's format, with every feature set as in examples/gateway.toml (health checks, smart
  * routing with its weights, aliases, fallbacks, info logging: one access line per request), and one generic
@@ -12,9 +17,7 @@ export const GATEWAY_BIN = "packages/gateway/bin/switchboard-gateway.mjs";
  */
 export function switchboardConfig(port: number, upstreamUrl: string): string {
   return [
-    "[server]",
-    'host = "127.0.0.1"',
-    `port = ${port}`,
+    serverLines(port),
     "request_timeout_seconds = 300",
     "body_limit_bytes = 10485760",
     "client_timeout_seconds = 30",
@@ -44,6 +47,16 @@ export function switchboardConfig(port: number, upstreamUrl: string): string {
     "[logging]",
     `level = "${process.env["BENCH_LOG_LEVEL"] ?? "info"}"`,
     "",
+    backendLines(upstreamUrl),
+  ].join("\n");
+}
+
+function serverLines(port: number): string {
+  return ["[server]", 'host = "127.0.0.1"', `port = ${port}`].join("\n");
+}
+
+function backendLines(upstreamUrl: string): string {
+  return [
     "[[backends]]",
     'name = "bench-upstream"',
     `url = "${upstreamUrl}"`,
