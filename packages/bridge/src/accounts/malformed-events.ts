@@ -3,9 +3,8 @@
 // server must never take the account or the process down, and a flood of them must not flood the log: one line per
 // window, counting the ones skipped quietly since the last line.
 import type { Logger } from "pino";
+import { LogWindow } from "./log-window.ts";
 
-/** At most one line per this many milliseconds per account. */
-const LOG_WINDOW_MS = 60_000;
 /** How much of the event a log line shows. */
 const EXCERPT_CHARS = 300;
 
@@ -30,28 +29,20 @@ export function excerpt(event: unknown): string {
 
 export class MalformedEvents {
   readonly #logger: Logger;
-  readonly #now: () => number;
-  #lastLogAt = Number.NEGATIVE_INFINITY;
-  #quiet = 0;
+  readonly #window: LogWindow;
   /** Every event skipped, logged or not. */
   skipped = 0;
 
   constructor(logger: Logger, now: () => number = Date.now) {
     this.#logger = logger;
-    this.#now = now;
+    this.#window = new LogWindow(now);
   }
 
   /** Records one skipped event; `what` names it ("a Telegram update", "a Slack event"), `reason` says why. */
   skip(what: string, event: unknown, reason: unknown): void {
     this.skipped++;
-    const now = this.#now();
-    if (now - this.#lastLogAt < LOG_WINDOW_MS) {
-      this.#quiet++;
-      return;
-    }
-    const quiet = this.#quiet;
-    this.#lastLogAt = now;
-    this.#quiet = 0;
+    const quiet = this.#window.due();
+    if (quiet === undefined) return;
     const because = reason instanceof Error ? reason.message : String(reason);
     const more = quiet > 0 ? ` (and ${quiet} more since the last such line)` : "";
     this.#logger.warn(

@@ -6,22 +6,19 @@
 import type { Logger } from "pino";
 import type { LocalFile } from "../core/files/local-file.ts";
 import { fileLine } from "./file-lines.ts";
+import { LogWindow } from "./log-window.ts";
 
-/** At most one refusal line per this many milliseconds per account. */
-const LOG_WINDOW_MS = 60_000;
 /** How much of the platform's reason a line shows. */
 const REASON_CHARS = 200;
 
 export class RefusedUploads {
   readonly #logger: Logger;
-  readonly #now: () => number;
+  readonly #window: LogWindow;
   readonly #files = new WeakSet<LocalFile>();
-  #lastLogAt = Number.NEGATIVE_INFINITY;
-  #quiet = 0;
 
   constructor(logger: Logger, now: () => number = Date.now) {
     this.#logger = logger;
-    this.#now = now;
+    this.#window = new LogWindow(now);
   }
 
   /** Whether the platform refused this file already. */
@@ -32,14 +29,8 @@ export class RefusedUploads {
   /** The platform refused `files` (one request carried them all) for `reason`. */
   record(files: readonly LocalFile[], reason: string): void {
     for (const file of files) this.#files.add(file);
-    const now = this.#now();
-    if (now - this.#lastLogAt < LOG_WINDOW_MS) {
-      this.#quiet++;
-      return;
-    }
-    const quiet = this.#quiet;
-    this.#lastLogAt = now;
-    this.#quiet = 0;
+    const quiet = this.#window.due();
+    if (quiet === undefined) return;
     const why = reason.replace(/\s+/g, " ").trim().slice(0, REASON_CHARS);
     const names = files.map((file) => file.name);
     const what = names.length === 1 ? `file ${names[0]}` : `files ${names.join(", ")}`;
