@@ -29,7 +29,12 @@ export function realConnection(connection: Connection | undefined): Connection |
   return connection instanceof LazyConnection ? connection.real : connection;
 }
 
-class LazyConnection implements Connection {
+/**
+ * Every member of Connection, optional ones included, must be forwarded here: `Required<...>` makes a member added
+ * to Connection later a compile error in this file, rather than one that lazily loaded protocols silently lack.
+ * `sendBatch` is the exception: the core reads whether it exists, so it is defined only when the protocol batches.
+ */
+class LazyConnection implements Required<Omit<Connection, "sendBatch">>, Connection {
   #real: Connection | undefined;
   #loading: Promise<Connection> | undefined;
   /** stopAccepting called before the real connection existed: handed on when it does. */
