@@ -41,7 +41,7 @@ describe("discord inbound faults", () => {
       run.relayed().every((m) => m.text !== "bad"),
       "no malformed message relayed",
     );
-    const lines = skippedLines(run);
+    const lines = await skippedLines(run);
     assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
     assert.match(lines[0] ?? "", /discord\.test/);
     assert.match(lines[0] ?? "", /a Discord gateway event/);

@@ -299,7 +299,7 @@ describe("files relayed between platforms", () => {
     dana.say("all", "not this one", { files: [{ name: "tool.exe", data: Buffer.from("MZ") }] });
     await waitUntil(() => w.telegram.history(w.chat).some((m) => m.text.startsWith("<dana> not this one\n")), WAIT);
     assert.equal(w.telegram.botActions.items.filter((a) => a.method === "sendDocument").length, 0);
-    assert.match(bridge.process.output, /file tool\.exe not relayed: MediaDownloadBlackList/);
+    await bridge.process.waitForLine("file tool.exe not relayed: MediaDownloadBlackList", WAIT.timeoutMs);
     assert.ok(!bridge.process.output.includes(w.discord.token), "no token in the logs");
     assert.ok(!bridge.process.output.includes("xoxb-"), "no Slack token in the logs");
   });
@@ -319,7 +319,7 @@ describe("files relayed between platforms", () => {
     assert.equal(w.slack.history("all").filter((m) => m.files !== undefined).length, 0, "no file shared");
     // The others still get the upload.
     await w.telegram.botActions.waitFor((a) => a.method === "sendPhoto" && a.file?.name === "big.png", WAIT);
-    const refusals = bridge.process.output.split("\n").filter((line) => line.includes("file big.png not uploaded"));
+    const refusals = await bridge.process.waitForLines("file big.png not uploaded", WAIT.timeoutMs);
     assert.equal(refusals.length, 1, bridge.process.output);
     assert.match(refusals[0] ?? "", /refused \(HTTP 413\); its link is sent instead/);
   });
@@ -385,7 +385,7 @@ describe("files relayed between platforms", () => {
     const telegramText = w.telegram.history(w.chat).find((m) => m.text.startsWith("<dana> hostile files"))?.text;
     assert.equal(telegramText, `<dana> hostile files\n${base}/huge\n${base}/loop\n${base}/endless`);
     for (const name of ["huge.png", "loop.png", "endless.png"]) {
-      const lines = bridge.process.output.split("\n").filter((line) => line.includes(`file ${name} from discord.dc`));
+      const lines = await bridge.process.waitForLines(`file ${name} from discord.dc`, WAIT.timeoutMs);
       assert.equal(lines.length, 1, `one line for ${name}: ${bridge.process.output}`);
     }
     // Still up and relaying.

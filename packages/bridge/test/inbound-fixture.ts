@@ -62,9 +62,9 @@ ${options.extra ?? ""}`;
   };
 }
 
-/** Log lines of the bin saying it skipped an event it could not read. */
-export function skippedLines(run: InboundRun): string[] {
-  return run.bridge.process.output.split("\n").filter((line) => line.includes("the bridge cannot read"));
+/** Log lines of the bin saying it skipped an event it could not read, once the first has arrived. */
+export function skippedLines(run: InboundRun): Promise<string[]> {
+  return run.bridge.process.waitForLines("the bridge cannot read", 10_000);
 }
 
 /**
@@ -82,7 +82,7 @@ export async function assertBurstSkipped(
     run.relayed().map((m) => m.text),
     expected.relayed,
   );
-  const lines = skippedLines(run);
+  const lines = await skippedLines(run);
   assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
   assert.match(lines[0] ?? "", expected.account);
   if (expected.what !== undefined) assert.match(lines[0] ?? "", expected.what);

@@ -55,8 +55,8 @@ enable = true
     await alice.waitForMessage("#all", "<probe> ready", 20_000);
   });
 
-  it("refuses a raw line holding a line break, and stays connected", () => {
-    assert.match(bridge.process.output, /refused to write an IRC line holding CR, LF or NUL/);
+  it("refuses a raw line holding a line break, and stays connected", async () => {
+    await bridge.process.waitForLine("refused to write an IRC line holding CR, LF or NUL");
     assert.doesNotMatch(bridge.process.output, /tricked/);
   });
 

@@ -36,7 +36,7 @@ describe("matrix inbound faults", () => {
       run.relayed().map((m) => m.text),
       ["before the faults", "after the faults"],
     );
-    const lines = skippedLines(run);
+    const lines = await skippedLines(run);
     assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
     assert.match(lines[0] ?? "", /matrix\.hs/);
     assert.match(lines[0] ?? "", /a Matrix event/);

@@ -49,7 +49,7 @@ describe("mattermost inbound faults", () => {
       run.relayed().map((m) => m.text),
       ["after the faults"],
     );
-    const lines = skippedLines(run);
+    const lines = await skippedLines(run);
     assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
     assert.match(lines[0] ?? "", /mattermost\.mm/);
     assert.match(lines[0] ?? "", /a Mattermost posted event/);

@@ -245,7 +245,7 @@ describe("nctalk account settings", () => {
       bridgeConfig(talk, { general, random: "nosuchroom" }),
       teardown,
     );
-    assert.match(bridge.process.output, /no conversation nosuchroom/);
+    await bridge.process.waitForLine("no conversation nosuchroom");
     ana.say(general, "still here");
     await stream.waitFor((m) => m.text === "still here", { timeoutMs: WAIT_MS, what: "the message" });
   });

@@ -51,7 +51,7 @@ describe("slack inbound faults", () => {
       run.relayed().map((m) => m.text),
       ["after the faults"],
     );
-    const lines = skippedLines(run);
+    const lines = await skippedLines(run);
     assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
     assert.match(lines[0] ?? "", /slack\.ws/);
     assert.match(lines[0] ?? "", /a Slack event/);

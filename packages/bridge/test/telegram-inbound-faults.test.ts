@@ -46,7 +46,7 @@ describe("telegram inbound faults", () => {
     run.assertAlive();
     const texts = run.relayed().map((m) => m.text);
     assert.deepEqual(texts, ["plain", "after the faults"], "only what was a message is relayed");
-    const lines = skippedLines(run);
+    const lines = await skippedLines(run);
     assert.equal(lines.length, 1, `one rate-limited line for the burst:\n${lines.join("\n")}`);
     assert.match(lines[0] ?? "", /telegram\.tg/, "the line names the account");
     assert.match(lines[0] ?? "", /a Telegram update/, "and what was skipped");

@@ -72,7 +72,7 @@ enable = true
   return { server, telegram, tina, chat, bridge, stream, room: `${channel}@${server.mucDomain}` };
 }
 
-const logLines = (w: World, text: string) => w.bridge.process.output.split("\n").filter((l) => l.includes(text));
+const logLines = (w: World, text: string) => w.bridge.process.waitForLines(text, WAIT.timeoutMs);
 type FileEntry = { Name: string; URL: string; Size: number };
 const apiFiles = (message: { Extra: Record<string, unknown[]> | null }) =>
   (message.Extra?.["file"] ?? []) as FileEntry[];
@@ -109,7 +109,10 @@ describe("xmpp files with a Prosody offering HTTP File Upload", () => {
     assert.deepEqual(Buffer.from(await got.arrayBuffer()), PICTURE);
     const order = alice.messages.items.filter((m) => m.nick === "Bridge").map((m) => m.text);
     assert.ok(order.indexOf(text.text) < order.indexOf(file.url), `text before the file: ${order.join(" | ")}`);
-    assert.equal(logLines(w, `HTTP File Upload: ${uploads.domain}, files up to ${MAX_FILE_SIZE} bytes`).length, 1);
+    assert.equal(
+      (await logLines(w, `HTTP File Upload: ${uploads.domain}, files up to ${MAX_FILE_SIZE} bytes`)).length,
+      1,
+    );
   });
 
   it("sends a file over the server's max-file-size as its link, with one log line; a file without text after the sender's name", async (t) => {
@@ -129,7 +132,7 @@ describe("xmpp files with a Prosody offering HTTP File Upload", () => {
     assert.equal(posted.status, 200);
     const linked = await alice.waitForMessage(w.room, "too big for xmpp", WAIT.timeoutMs);
     assert.equal(linked.text, `[api] <carol> too big for xmpp\n${link}`);
-    const refusals = logLines(w, "file big.png not uploaded");
+    const refusals = await logLines(w, "file big.png not uploaded");
     assert.equal(refusals.length, 1, w.bridge.process.output);
     assert.match(
       refusals[0] ?? "",
@@ -220,6 +223,6 @@ describe("xmpp files with a Prosody without HTTP File Upload", () => {
       const linked = await alice.waitForMessage(w.room, `sending ${name}`, WAIT.timeoutMs);
       assert.equal(linked.text, `[api] <carol> sending ${name}\nhttps://files.example.org/${name}`);
     }
-    assert.equal(logLines(w, "offers no HTTP File Upload (XEP-0363): files are sent as links").length, 1);
+    assert.equal((await logLines(w, "offers no HTTP File Upload (XEP-0363): files are sent as links")).length, 1);
   });
 });

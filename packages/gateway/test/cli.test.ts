@@ -225,8 +225,7 @@ describe("configuration errors and config init", () => {
     const health = await http(`${gateway.listeningUrl}/health`);
     assert.equal(health.status, 503);
     assert.equal(health.json().status, "unhealthy");
-    assert.match(
-      gateway.output,
+    await gateway.waitForLine(
       /backend local-ollama: unknown -> unhealthy \(1 consecutive failure\(s\): connection refused\)/,
     );
     const result = await cli(["health", "--url", gateway.listeningUrl ?? ""]);

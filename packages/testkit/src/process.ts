@@ -60,9 +60,16 @@ export class ManagedProcess {
     child.stderr?.on("data", onData);
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
-        this.#exitInfo = { code, signal };
-        live.delete(this);
-        resolve({ code, signal });
+        // "exit" can come before the last output is read; "close" comes after it, unless a child of the process
+        // still holds the pipes, so it is waited for a little while at most.
+        const settle = () => {
+          clearTimeout(timer);
+          this.#exitInfo = { code, signal };
+          live.delete(this);
+          resolve({ code, signal });
+        };
+        const timer = setTimeout(settle, 2_000);
+        child.once("close", settle);
       });
     });
   }
@@ -103,6 +110,17 @@ export class ManagedProcess {
     return withTimeout(found, timeoutMs, `${this.name} printing ${pattern}`).catch((error: Error) => {
       throw new Error(`${error.message}\n--- ${this.name} output ---\n${this.tail()}`);
     });
+  }
+
+  /**
+   * Every output line matching `pattern`, once the first has arrived. A service that writes its log at the end of an
+   * event-loop turn can reach a test through a socket before the line that turn logged, so a test reads lines this way.
+   */
+  async waitForLines(pattern: RegExp | string, timeoutMs = 15_000): Promise<string[]> {
+    await this.waitForLine(pattern, timeoutMs);
+    return this.#output
+      .split("\n")
+      .filter((line) => (typeof pattern === "string" ? line.includes(pattern) : pattern.test(line)));
   }
 
   /** The last lines of output, for error messages. */
