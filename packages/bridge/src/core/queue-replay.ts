@@ -70,10 +70,7 @@ export function replayQueues(state: StateStore, router: ReplayTarget, logger: Lo
     const copy = row.copyOf === undefined ? undefined : copyOn(destination, row, row.copyOf);
     if (copy !== undefined && copy.id === "") {
       copy.pending = result;
-      result.then((id) => {
-        copy.id = id;
-        copy.pending = undefined;
-      });
+      result.then((id) => destination.cache.confirm(row.copyOf, copy, id));
     }
     const { copyOf, gateway, account, channel } = row;
     result.then((id) =>

@@ -219,7 +219,7 @@ export class Router implements MessageSink {
       } else {
         const entry: CopyId = { account: to.account.id, channel: to.config.channel, id: "", pending: result };
         // Held by the queue (or sent asynchronously): kept in the state file until the destination confirms it.
-        this.#keep(result, entry, {
+        this.#keep(result, entry, gateway.cache, {
           account: to.account.id,
           channel: to.config.channel,
           gateway: gateway.name,
@@ -248,12 +248,11 @@ export class Router implements MessageSink {
    * Writes a held message to the state file. Once its destination settled it (sent, or given up), its copy's id is
    * known in the id cache and it leaves the file: one reaction to the send for both.
    */
-  #keep(result: Promise<string>, entry: CopyId, delivery: StoredDelivery): void {
+  #keep(result: Promise<string>, entry: CopyId, cache: MessageIdCache, delivery: StoredDelivery): void {
     const seq = this.#state.enqueue(delivery);
     const { copyOf, gateway, account, channel } = delivery;
     result.then((id) => {
-      entry.id = id;
-      entry.pending = undefined;
+      cache.confirm(copyOf, entry, id);
       this.#state.settle(seq, copyOf === undefined ? undefined : { gateway, key: copyOf, account, channel, id });
     });
   }
