@@ -18,6 +18,7 @@ import { HttpUploads, type HttpUploadsOptions } from "../src/accounts/xmpp/http-
 import { isServerFile, sharedFiles } from "../src/accounts/xmpp/incoming-files.ts";
 import { NS } from "../src/accounts/xmpp/namespaces.ts";
 import { parseDiscoItems, parseUploadInfo } from "../src/accounts/xmpp/upload-discovery.ts";
+import { DEFAULT_PUT_LIMITS, putDeadlineMs } from "../src/accounts/xmpp/upload-put.ts";
 import { parseSlot, slotFailure, slotFilename } from "../src/accounts/xmpp/upload-slot.ts";
 import { type LocalFile, localFile } from "../src/core/files/local-file.ts";
 
@@ -234,6 +235,21 @@ async function uploadServer(answer: (request: IncomingMessage, body: Buffer, res
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, puts };
 }
 
+/** An upload service that takes a PUT's headers and then neither reads its body nor answers. */
+async function stallingServer() {
+  let requests = 0;
+  const server = createServer((request) => {
+    requests++;
+    request.pause();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
 const folder = mkdtempSync(join(tmpdir(), "xmpp-upload-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
 let fileCount = 0;
@@ -291,7 +307,7 @@ function uploader(
     alive: options.alive ?? (() => true),
     logger,
     refused,
-    put: options.put ?? { headersTimeoutMs: 500, idleTimeoutMs: 500, deadlineMs: 1_000 },
+    put: options.put ?? { headersTimeoutMs: 500, idleTimeoutMs: 500, deadlineFloorMs: 1_000, minBytesPerSecond: 1e9 },
   });
   return { uploads, asked, lines };
 }
@@ -380,6 +396,42 @@ describe("uploading to the server's HTTP File Upload service", () => {
     );
   });
 
+  it("allows a PUT 30 s plus the file's size at 256 KiB/s", () => {
+    assert.equal(putDeadlineMs(0, DEFAULT_PUT_LIMITS), 30_000);
+    assert.equal(putDeadlineMs(256 * 1024, DEFAULT_PUT_LIMITS), 31_000);
+    assert.equal(putDeadlineMs(1_000_000, DEFAULT_PUT_LIMITS), 33_815);
+    assert.equal(putDeadlineMs(100 * 1024 * 1024, DEFAULT_PUT_LIMITS), 430_000);
+    const small = { ...DEFAULT_PUT_LIMITS, deadlineFloorMs: 200, minBytesPerSecond: 1000 };
+    assert.equal(putDeadlineMs(1, small), 201);
+    assert.equal(putDeadlineMs(1500, small), 1_700);
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), (a, b) => {
+        const [smaller, larger] = a <= b ? [a, b] : [b, a];
+        return putDeadlineMs(smaller, DEFAULT_PUT_LIMITS) <= putDeadlineMs(larger, DEFAULT_PUT_LIMITS);
+      }),
+    );
+  });
+
+  it("gives a stalled PUT up at its deadline, which grows with the file's size", async () => {
+    // The service takes the request and then stalls: it neither reads the body nor answers. The waits for headers
+    // and between chunks are a minute here, so only the whole upload's deadline can end it: 200 ms + 1 MiB at 2 MiB/s.
+    const service = await stallingServer();
+    const put = {
+      headersTimeoutMs: 60_000,
+      idleTimeoutMs: 60_000,
+      deadlineFloorMs: 200,
+      minBytesPerSecond: 2 * 1024 * 1024,
+    };
+    const { uploads, lines } = uploader({ service: {}, slot: slotAt(service.base) }, { put });
+    const upload = uploads.upload(fileOf("stalled.bin", Buffer.alloc(1024 * 1024)));
+    assert.equal(await withTimeout(upload, 10_000, "the stalled PUT"), undefined);
+    assert.ok(service.requests() > 0, "the PUT reached the service");
+    assert.match(
+      lines.find((line) => line.msg.includes("not uploaded"))?.msg ?? "",
+      /file stalled\.bin not uploaded: refused \(the PUT to the upload service failed: not uploaded within 0\.7 s\)/,
+    );
+  });
+
   it("sends links when the server has no upload service, saying so once", async () => {
     const { uploads, lines, asked } = uploader({ service: undefined });
     assert.equal(await uploads.upload(fileOf("a.png", Buffer.alloc(5))), undefined);
@@ -406,7 +458,7 @@ describe("uploading to the server's HTTP File Upload service", () => {
 
   it("cuts a PUT in flight short when the connection goes away, without giving the file up", async () => {
     const service = await uploadServer(() => {}); // never answers
-    const minute = { headersTimeoutMs: 60_000, idleTimeoutMs: 60_000, deadlineMs: 60_000 };
+    const minute = { headersTimeoutMs: 60_000, idleTimeoutMs: 60_000, deadlineFloorMs: 60_000, minBytesPerSecond: 1e9 };
     const { uploads, lines } = uploader({ service: {}, slot: slotAt(service.base) }, { put: minute });
     const upload = uploads.upload(fileOf("d.png", Buffer.alloc(5)));
     await waitUntil(() => service.puts.length > 0, { timeoutMs: 10_000, what: "the PUT reaching the service" });
