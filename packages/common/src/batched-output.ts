@@ -8,19 +8,30 @@ let exitHooked = false;
 type Destination = DestinationStream & { flushSync?(): void };
 
 /**
- * Lines written during one event-loop turn go out together in one write at the end of the turn. Under load, a log
- * line per request written on its own costs a system call per request (docs/benchmarks.md, "Figures behind the
- * code"). Holding lines longer (10 ms) saved more CPU but made every line late by that much, and tools and tests
- * that read a line right after what it reports then miss it. Lines still held when the process exits are written
- * then, synchronously, so an exit or a crash loses nothing (a SIGKILL at most the lines of the turn it interrupts).
+ * Pacing of the writes: after a quiet spell a line goes out at the end of its event-loop turn; within WRITE_INTERVAL_MS
+ * of the last write, lines wait until that interval has passed. Under load that is one write (a system call) per
+ * interval instead of one per line or per turn: at one request at a time, a write per request cost the gateway about
+ * a tenth of its CPU and came right when the next request arrived (docs/benchmarks.md, gateway fast path). A line is
+ * thus at most this late, and readers of the output (tools, tests) wait for the line they expect rather than read
+ * right after what it reports.
+ */
+export const WRITE_INTERVAL_MS = 10;
+
+/**
+ * Lines written close together go out together in one write (see WRITE_INTERVAL_MS). Lines still held when the
+ * process exits are written then, synchronously, so an exit or a crash loses nothing (a SIGKILL at most the lines of
+ * the last interval).
  */
 export class BatchedOutput implements DestinationStream {
   #pending: string[] = [];
   #scheduled = false;
+  #lastWriteAt = Number.NEGATIVE_INFINITY;
   readonly #out: Destination;
+  readonly #intervalMs: number;
 
-  constructor(out: Destination) {
+  constructor(out: Destination, intervalMs = WRITE_INTERVAL_MS) {
     this.#out = out;
+    this.#intervalMs = intervalMs;
     if (!exitHooked) {
       exitHooked = true;
       process.on("exit", () => {
@@ -31,13 +42,15 @@ export class BatchedOutput implements DestinationStream {
 
   write(line: string): void {
     this.#pending.push(line);
+    holding.add(this);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    holding.add(this);
-    setImmediate(this.#endOfTurn);
+    const wait = this.#lastWriteAt + this.#intervalMs - performance.now();
+    if (wait <= 0) setImmediate(this.#scheduledWrite);
+    else setTimeout(this.#scheduledWrite, wait).unref();
   }
 
-  readonly #endOfTurn = (): void => {
+  readonly #scheduledWrite = (): void => {
     this.#scheduled = false;
     this.flushSync();
   };
@@ -62,6 +75,7 @@ export class BatchedOutput implements DestinationStream {
     const pending = this.#pending;
     if (pending.length === 0) return;
     this.#pending = [];
+    this.#lastWriteAt = performance.now();
     this.#out.write(pending.length === 1 ? pending[0]! : pending.join(""));
   }
 }

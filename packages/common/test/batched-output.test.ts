@@ -14,7 +14,7 @@ function runChild(lines: string[]): { status: number | null; stdout: string; std
 }
 
 describe("BatchedOutput", () => {
-  it("writes the lines of one event-loop turn in one write, in order, at the end of the turn", async () => {
+  it("writes the lines of a quiet spell's turn at its end, in one write, in order", async () => {
     const writes: string[] = [];
     const output = new BatchedOutput({ write: (text: string) => void writes.push(text) });
     output.write("a\n");
@@ -23,9 +23,31 @@ describe("BatchedOutput", () => {
     assert.deepEqual(writes, []);
     await turn();
     assert.deepEqual(writes, ["a\nb\nc\n"]);
-    output.write("d\n");
+  });
+
+  it("holds lines that follow a write within the interval until it has passed, then writes them together", async () => {
+    const writes: string[] = [];
+    const output = new BatchedOutput({ write: (text: string) => void writes.push(text) }, 40);
+    output.write("a\n");
     await turn();
-    assert.deepEqual(writes, ["a\nb\nc\n", "d\n"]);
+    output.write("b\n");
+    await turn();
+    output.write("c\n");
+    await turn();
+    assert.deepEqual(writes, ["a\n"], "b and c wait for the interval");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(writes, ["a\n", "b\nc\n"]);
+  });
+
+  it("a line written after a flush is still written at exit", () => {
+    const child = runChild([
+      'import { BatchedOutput } from "./packages/common/src/batched-output.ts";',
+      "const output = new BatchedOutput({ write: (text) => process.stdout.write(text) }, 60_000);",
+      'output.write("first\\n");',
+      'setImmediate(() => { output.write("second\\n"); output.flush(); output.write("third\\n"); process.exit(0); });',
+    ]);
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, "first\nsecond\nthird\n");
   });
 
   it("writes what it holds at once when flushed", () => {
