@@ -17,7 +17,7 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import { type BridgeProcess, startBridgeProcess } from "./bridge-process.ts";
-import { suiteTeardown } from "./helpers.ts";
+import { http, suiteTeardown } from "./helpers.ts";
 
 const WAIT = { timeoutMs: 30_000 };
 const MiB = 1024 * 1024;
@@ -103,6 +103,14 @@ const refusalLines = (bridge: BridgeProcess, account: string) =>
     new RegExp(`"account":"${account.replace(".", "\\.")}".*not uploaded: refused`),
     WAIT.timeoutMs,
   );
+
+/** The value of `bridge_file_bytes_total` for an account on the gateway "all" in the status endpoint's /metrics. */
+async function fileBytes(status: string, account: string): Promise<number | undefined> {
+  const text = (await http(`${status}/metrics`)).body;
+  const series = `bridge_file_bytes_total{account="${account}",gateway="all"} `;
+  const line = text.split("\n").find((l) => l.startsWith(series));
+  return line === undefined ? undefined : Number(line.slice(series.length));
+}
 
 describe("uploads Discord and Telegram refuse", () => {
   const teardown = suiteTeardown();
@@ -209,6 +217,30 @@ describe("uploads Discord and Telegram refuse", () => {
       ["sendMessage 200", "sendPhoto 400", "sendDocument 429", "sendDocument 200"],
     );
     assert.deepEqual(telegramCalls(w.telegram), ["sendMessage <dana> a tall one", "sendDocument <dana>:tall.png"]);
+  });
+
+  it("counts in bridge_file_bytes_total the bytes uploaded, not those of a refused file sent as its link", async () => {
+    const w = await world(teardown);
+    const toml = w.toml.replace("[general]\n", '[general]\nStatusAddress = "127.0.0.1:0"\n');
+    const bridge = await startBridgeProcess(toml, teardown);
+    const status = /status endpoint listening on (http:\/\/[^\s"]+)/.exec(bridge.process.output)?.[1] ?? "";
+    const dana = w.source.addUser("dana");
+
+    // Refused everywhere: by Telegram (413), and on both channels of discord.dst (the bot lacks Attach Files).
+    w.telegram.refuseUploads(1);
+    w.target.refuseUploads(2, "missing-permission");
+    dana.say("all", "a cat", { files: [{ name: "cat.png", data: picture(3000) }] });
+    await waitUntil(() => shown(w.target, "bot").length === 1 && shown(w.target, "hook").length === 1, WAIT);
+    await waitUntil(() => telegramCalls(w.telegram).length === 2, WAIT);
+    // Taken: 2,000 bytes on each of discord.dst's two channels and once on Telegram. The refused message went
+    // first on each channel, so whatever it counted is in the total by the time this one is.
+    dana.say("all", "a bird", { files: [{ name: "bird.png", data: picture(2000) }] });
+    await waitUntil(async () => ((await fileBytes(status, "discord.dst")) ?? 0) >= 4000, WAIT);
+    await waitUntil(async () => ((await fileBytes(status, "telegram.tg")) ?? 0) >= 2000, WAIT);
+    assert.deepEqual(shown(w.target, "bot")[1], ["<dana> a bird", "bird.png"]);
+    assert.equal(await fileBytes(status, "discord.dst"), 4000);
+    assert.equal(await fileBytes(status, "telegram.tg"), 2000);
+    assert.equal(await fileBytes(status, "discord.src"), 0);
   });
 
   it("sends the link when the platforms refuse a small picture, and uploads the next one as before", async () => {

@@ -20,7 +20,7 @@ import { NS } from "../src/accounts/xmpp/namespaces.ts";
 import { parseDiscoItems, parseUploadInfo } from "../src/accounts/xmpp/upload-discovery.ts";
 import { DEFAULT_PUT_LIMITS, putDeadlineMs } from "../src/accounts/xmpp/upload-put.ts";
 import { parseSlot, slotFailure, slotFilename } from "../src/accounts/xmpp/upload-slot.ts";
-import { type LocalFile, localFile } from "../src/core/files/local-file.ts";
+import { type LocalFile, localFile, uploadedBytes } from "../src/core/files/local-file.ts";
 
 const RUNS = { numRuns: 500 };
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must never appear
@@ -371,7 +371,13 @@ describe("uploading to the server's HTTP File Upload service", () => {
       },
       { now: () => 0 },
     );
-    assert.equal(await uploads.upload(fileOf("big.png", Buffer.alloc(11), "https://x.example/big.png")), undefined);
+    const big = fileOf("big.png", Buffer.alloc(11), "https://x.example/big.png");
+    assert.equal(await uploads.upload(big), undefined);
+    assert.equal(
+      uploadedBytes([big, fileOf("other.png", Buffer.alloc(7))]),
+      7,
+      "a refused file's bytes are not counted",
+    );
     assert.equal(asked.filter((iq) => iq.name === "request").length, 0);
     assert.equal(await uploads.upload(fileOf("error.png", Buffer.alloc(5))), undefined);
     refuse = true;
@@ -434,10 +440,12 @@ describe("uploading to the server's HTTP File Upload service", () => {
 
   it("sends links when the server has no upload service, saying so once", async () => {
     const { uploads, lines, asked } = uploader({ service: undefined });
-    assert.equal(await uploads.upload(fileOf("a.png", Buffer.alloc(5))), undefined);
-    assert.equal(await uploads.upload(fileOf("b.png", Buffer.alloc(5))), undefined);
+    const files = [fileOf("a.png", Buffer.alloc(5)), fileOf("b.png", Buffer.alloc(5))];
+    assert.equal(await uploads.upload(files[0] as LocalFile), undefined);
+    assert.equal(await uploads.upload(files[1] as LocalFile), undefined);
     assert.equal(lines.filter((line) => line.msg.includes("offers no HTTP File Upload")).length, 1);
     assert.equal(asked.filter((iq) => iq.name === "request").length, 0);
+    assert.equal(uploadedBytes(files), 0, "links are not counted as uploaded bytes");
   });
 
   it("throws when the connection is lost meanwhile: the message is retried, the file not given up", async () => {

@@ -4,7 +4,7 @@
 // logs the refusals, at most one line a minute (a flood of large files must not flood the log), each naming the
 // files and the platform's reason (never a URL), and counting the refusals logged quietly since the last line.
 import type { Logger } from "pino";
-import type { LocalFile } from "../core/files/local-file.ts";
+import { type LocalFile, markNotUploaded } from "../core/files/local-file.ts";
 import { fileLine } from "./file-lines.ts";
 import { LogWindow } from "./log-window.ts";
 
@@ -28,7 +28,11 @@ export class RefusedUploads {
 
   /** The platform refused `files` (one request carried them all) for `reason`. */
   record(files: readonly LocalFile[], reason: string): void {
-    for (const file of files) this.#files.add(file);
+    for (const file of files) {
+      this.#files.add(file);
+      // Not counted in bridge_file_bytes_total: its link went instead.
+      markNotUploaded(file);
+    }
     const quiet = this.#window.due();
     if (quiet === undefined) return;
     const why = reason.replace(/\s+/g, " ").trim().slice(0, REASON_CHARS);

@@ -16,7 +16,7 @@ export interface RelayObserver {
   rateLimited(account: string, gateway: string): void;
   /** An account begins an attempt to reconnect. */
   reconnectAttempt(account: string): void;
-  /** Bytes of files relayed to a destination account (for the files feature to report). */
+  /** Bytes of files a destination account uploaded with a message it confirmed (not those it sent as links). */
   fileBytes(account: string, gateway: string, bytes: number): void;
 }
 

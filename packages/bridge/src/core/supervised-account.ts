@@ -9,6 +9,7 @@ import type { Connection, ConnectionContext, JoinRequest, Membership } from "./c
 import type { FileRequest } from "./files/download.ts";
 import { type FileInfo, withFiles } from "./files/file-info.ts";
 import type { PreparedFiles } from "./files/file-relay.ts";
+import { accountCopy, type LocalFile, uploadedBytes } from "./files/local-file.ts";
 import type { RelayObserver } from "./observer.ts";
 import { DEFAULT_QUEUE_POLICY, OutboundQueue, type QueueObserver, type QueuePolicy } from "./outbound-queue.ts";
 import { Pacer } from "./pacer.ts";
@@ -68,6 +69,8 @@ export class SupervisedAccount implements Account {
   readonly #observer: RelayObserver | undefined;
   /** A delivery with files as the connection gets it, once they are fetched. */
   readonly #filesDelivered = new WeakMap<Delivery, Delivery>();
+  /** This account's copy of each relayed file: what it refuses is marked on its copy only (uploadedBytes). */
+  readonly #ownFiles = new WeakMap<LocalFile, LocalFile>();
   /** Where what a stop leaves queued is kept for the next start, for its log line. */
   readonly #keptIn: string;
   /** Waits handed out by `context.pace()`, cut short at stop so no timer outlives the account. */
@@ -169,7 +172,7 @@ export class SupervisedAccount implements Account {
     let ready = this.#filesDelivered.get(delivery);
     if (ready === undefined) {
       const upload = this.capabilities.uploads && delivery.message.id === "";
-      const uploads = upload ? relayed.flatMap((file) => (file.local ? [file.local] : [])) : [];
+      const uploads = upload ? relayed.flatMap((file) => (file.local ? [this.#own(file.local)] : [])) : [];
       const linked = relayed.filter((file) => !upload || file.local === undefined).map((file) => file.info);
       const message = { ...delivery.message, Extra: withFiles(delivery.message.Extra, linked) };
       ready = { ...delivery, message, uploads, files: undefined };
@@ -177,9 +180,19 @@ export class SupervisedAccount implements Account {
     }
     const uploads = ready.uploads ?? [];
     const id = await this.connection.send(ready);
-    const bytes = uploads.reduce((total, file) => total + file.size, 0);
+    // Only what the platform took: a file it refused went as its link.
+    const bytes = uploadedBytes(uploads);
     if (bytes > 0) this.#observer?.fileBytes(this.id, delivery.gateway, bytes);
     return id;
+  }
+
+  #own(file: LocalFile): LocalFile {
+    let own = this.#ownFiles.get(file);
+    if (own === undefined) {
+      own = accountCopy(file);
+      this.#ownFiles.set(file, own);
+    }
+    return own;
   }
 
   async #pace(): Promise<void> {

@@ -76,7 +76,7 @@ export class BridgeMetrics implements RelayObserver {
     });
     this.#fileBytes = new Counter({
       name: "bridge_file_bytes_total",
-      help: "Bytes of files (attachments, images) relayed to a destination account, by destination.",
+      help: "Bytes of files (attachments, images) uploaded to a destination account, by destination (not those sent as links).",
       labelNames: ["account", "gateway"],
       registers,
     });

@@ -5,7 +5,7 @@
 // service is said once per connection. A connection lost during an upload is an error: the queue retries the
 // message once the account is back, rather than giving the file up.
 import type { Logger } from "pino";
-import type { LocalFile } from "../../core/files/local-file.ts";
+import { type LocalFile, markNotUploaded } from "../../core/files/local-file.ts";
 import type { RefusedUploads } from "../upload-fallback.ts";
 import { discoverUploadService, type IqGet, type UploadService } from "./upload-discovery.ts";
 import { DEFAULT_PUT_LIMITS, type PutLimits, putFile } from "./upload-put.ts";
@@ -39,7 +39,11 @@ export class HttpUploads {
     const { refused } = this.#options;
     if (refused.has(file)) return undefined;
     const service = await this.#discover();
-    if (service === undefined) return undefined;
+    if (service === undefined) {
+      // Sent as its link (said once per connection), so not counted as uploaded bytes.
+      markNotUploaded(file);
+      return undefined;
+    }
     if (service.maxFileSize !== undefined && file.size > service.maxFileSize) {
       refused.record([file], `larger than the server's upload limit (${file.size} > ${service.maxFileSize} bytes)`);
       return undefined;

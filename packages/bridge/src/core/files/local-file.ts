@@ -33,3 +33,27 @@ export function localFile(
     stream: () => createReadStream(path),
   };
 }
+
+/**
+ * The files a destination account did not upload after all (the platform refused them, or offers no upload):
+ * they went as their links, and are not counted as relayed bytes. Each account gets its own copy of a file
+ * (`accountCopy`), so a refusal by one account says nothing of the others.
+ */
+const notUploaded = new WeakSet<LocalFile>();
+
+/** An account's own copy of a relayed file (the same bytes on disk), for what that account makes of it. */
+export function accountCopy(file: LocalFile): LocalFile {
+  return { ...file };
+}
+
+/** The account holding this copy did not upload it (a protocol reports it; see accounts/upload-fallback.ts). */
+export function markNotUploaded(file: LocalFile): void {
+  notUploaded.add(file);
+}
+
+/** The bytes of the files their account uploaded. */
+export function uploadedBytes(files: readonly LocalFile[]): number {
+  let bytes = 0;
+  for (const file of files) if (!notUploaded.has(file)) bytes += file.size;
+  return bytes;
+}
