@@ -74,8 +74,6 @@ export class ChatAttempt implements Attempt {
     }
     const events = this.#sse!.push(chunk);
     if (events.length === 0) return;
-    // The usage chunk (stream_options.include_usage, or always from some servers) comes last; keep the latest seen.
-    this.tokens = answerTokens(events) ?? this.tokens;
     const res = this.options.res;
     if (res.destroyed) return;
     if (!this.#started) {
@@ -83,7 +81,11 @@ export class ChatAttempt implements Attempt {
       this.firstByteAt = performance.now();
       res.writeHead(200, withSseHeaders(this.options.headers));
     }
-    if (!res.write(events) && !this.#waitingForDrain) {
+    const room = res.write(events);
+    // Read after the write, off the way to the client: the usage chunk (stream_options.include_usage, or always from
+    // some servers) comes last; keep the latest seen.
+    this.tokens = answerTokens(events) ?? this.tokens;
+    if (!room && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
       this.call?.pause();
       res.once("drain", () => {
@@ -120,13 +122,13 @@ export class ChatAttempt implements Attempt {
       this.#resolve({ kind: "failed", failure, markUnhealthy: this.#status !== 429 });
       return;
     }
-    // Success, or a 4xx that is the client's fault: relayed as it is.
-    if (this.#status < 400) this.tokens = answerTokens(body);
+    // Success, or a 4xx that is the client's fault: relayed as it is, and its usage read once it is on its way.
     headers["content-type"] = this.#contentType;
     headers["content-length"] = body.length;
     this.firstByteAt = performance.now();
     res.writeHead(this.#status, headers);
     res.end(body);
+    if (this.#status < 400) this.tokens = answerTokens(body);
     this.#resolve({ kind: "answered", status: this.#status, ok: this.#status < 400 });
   }
 
