@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { factsOf, knownFacts } from "../request/facts.ts";
 import type { Endpoint, EventBus, RequestCompleted } from "../telemetry/events.ts";
+import { type AccessLineWriter, accessLineWriter } from "./access-line.ts";
 import { completedEvent } from "./completed-event.ts";
 
 /** The model endpoints, by route: every request to them completes as an event, bodies refused before parsing too. */
@@ -18,14 +19,11 @@ const MODEL_ROUTES = new Map<string, Endpoint>([
  * stats and metrics agree. Never headers or bodies.
  */
 export function trackRequests(app: FastifyInstance, gatewayLogger: Logger, events: EventBus): void {
-  const log = gatewayLogger.isLevelEnabled("info");
-  // Access lines hold no secret by construction (no headers, no bodies, the path without its query): they skip the
-  // logger's redaction paths, which cost more than the rest of the line (docs/benchmarks.md, "Figures behind the code").
-  const logger = gatewayLogger.child({}, { redact: [] });
+  const write = gatewayLogger.isLevelEnabled("info") ? accessLineWriter(gatewayLogger) : undefined;
   app.addHook("onRequest", (request, reply, done) => {
     const endpoint = request.method === "POST" ? MODEL_ROUTES.get(request.routeOptions.url ?? "") : undefined;
     if (request.headers.upgrade !== undefined && endpoint === undefined) {
-      logUpgrade(logger, request.id, request.method, request.url, reply.raw);
+      logUpgrade(gatewayLogger, write, request.id, request.method, request.url, reply.raw);
       return done();
     }
     const started = performance.now();
@@ -45,7 +43,7 @@ export function trackRequests(app: FastifyInstance, gatewayLogger: Logger, event
             ? completedEvent({ ...facts, endpoint: facts.endpoint }, res, status, ms)
             : undefined;
         if (completed) events.emit(completed);
-        if (log) logLine(logger, request.id, request.method, request.url, status, ms, completed);
+        if (write) logLine(write, request.id, request.method, request.url, status, ms, completed);
       };
       if (facts?.dispatch) facts.dispatch.then(report, report);
       else report();
@@ -58,13 +56,20 @@ export function trackRequests(app: FastifyInstance, gatewayLogger: Logger, event
  * A WebSocket upgrade (the dashboard's socket): one that was refused is an ordinary access line; one that was accepted
  * lives as long as its client and its close is no error (not a 499): a debug line.
  */
-function logUpgrade(logger: Logger, requestId: string, method: string, url: string, res: ServerResponse): void {
+function logUpgrade(
+  logger: Logger,
+  write: AccessLineWriter | undefined,
+  requestId: string,
+  method: string,
+  url: string,
+  res: ServerResponse,
+): void {
   const started = performance.now();
   res.once("close", () => {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const path = url.split("?")[0] ?? "";
     if (res.writableFinished) {
-      if (logger.isLevelEnabled("info")) logLine(logger, requestId, method, url, res.statusCode, ms, undefined);
+      if (write) logLine(write, requestId, method, url, res.statusCode, ms, undefined);
       return;
     }
     if (logger.isLevelEnabled("debug")) {
@@ -74,7 +79,7 @@ function logUpgrade(logger: Logger, requestId: string, method: string, url: stri
 }
 
 function logLine(
-  logger: Logger,
+  write: AccessLineWriter,
   requestId: string,
   method: string,
   url: string,
@@ -84,7 +89,7 @@ function logLine(
 ): void {
   const path = url.split("?")[0] ?? "";
   const rounded = Math.round(ms * 10) / 10;
-  logger.info(
+  write(
     {
       requestId,
       method,
