@@ -59,6 +59,7 @@ export class Bridge {
     this.#logger = options.logger;
     this.#state = options.state ?? NO_STATE;
     const state = this.#state;
+    state.reportFailuresTo(this.#logger);
     const debug = options.debug ?? false;
     const Status = options.statusService;
     if (config.general.StatusAddress !== "" && Status === undefined) {

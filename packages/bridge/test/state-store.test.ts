@@ -6,9 +6,11 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, syml
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
+import { pino } from "pino";
 import { openSqliteStateStore } from "../src/core/sqlite-state-store.ts";
 import { StateFileError, stateFilePath } from "../src/core/state-file.ts";
 import type { StoredDelivery } from "../src/core/state-store.ts";
+import { StateWriteError } from "../src/core/turn-transaction.ts";
 import { emptyMessage } from "../src/message.ts";
 
 function tempDir(t: TestContext): string {
@@ -148,6 +150,56 @@ describe("opening the state file", () => {
     const text = join(dir, "notes.txt");
     writeFileSync(text, "x".repeat(4096));
     refused(text, /notes\.txt: cannot be opened as a SQLite database/);
+  });
+
+  it("drops a turn whose writes the file refuses (full), without throwing; writes again once there is room", async (t) => {
+    const path = join(tempDir(t), "s.db");
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    // 40 pages of 4 KiB: the file is full long before 100 messages of 8 KB are in it.
+    const store = openSqliteStateStore(path, { idMapSize: 10, maxPageCount: 40 });
+    store.reportFailuresTo(logger);
+    const first = store.atomically(() => store.enqueue(delivery("sent before")));
+    await store.committed();
+
+    const refused: number[] = [];
+    // Nothing thrown at the router: the rest of the turn writes nothing, and the turn's posts are answered 503.
+    store.atomically(() => {
+      for (let n = 0; n < 100; n++) refused.push(store.enqueue(delivery(`big ${n} ${"x".repeat(8000)}`)));
+    });
+    store.settle(first); // confirmed in the failed turn: written with a later turn
+    await assert.rejects(store.committed(), (error: unknown) => {
+      assert.ok(error instanceof StateWriteError);
+      assert.match(error.message, /cannot write its state file \(SQLITE_FULL: database or disk is full\)/);
+      return true;
+    });
+    assert.equal(store.commit(), false, "the receive of another protocol is told, not thrown at");
+    await nextTurn();
+    // A second full turn within the minute is counted, not logged.
+    store.atomically(() => store.enqueue(delivery(`big again ${"x".repeat(400_000)}`)));
+    await assert.rejects(store.committed(), StateWriteError);
+    await nextTurn();
+
+    // Room again (the failed turns' rows are gone): a new message gets a number no failed one had.
+    const after = store.atomically(() => store.enqueue(delivery("after")));
+    await store.committed();
+    assert.ok(after > Math.max(...refused), `${after} reuses a number of the failed turn`);
+    // The failed turn's messages settle later (their queues had them): nothing of the kept ones goes with them.
+    for (const seq of refused) store.settle(seq);
+    await nextTurn();
+    store.close();
+
+    const failures = lines.filter((line) => line.level === 50);
+    assert.equal(failures.length, 1, JSON.stringify(failures));
+    assert.match(failures[0]?.msg ?? "", /state file .*s\.db: not written \(SQLITE_FULL: database or disk is full\)/);
+    assert.ok(lines.some((line) => /written again after 2 failed write\(s\)/.test(line.msg)));
+    const reopened = openSqliteStateStore(path, { idMapSize: 10 });
+    t.after(() => reopened.close());
+    assert.deepEqual(
+      reopened.queued().map((row) => row.message.text),
+      ["after"],
+      "the settle of the failed turn was written again; none of its rows are kept",
+    );
   });
 
   it("refuses a file another bridge holds open", (t) => {

@@ -4,7 +4,7 @@
 // throws rolls the turn's transaction back and those waiting are told.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { TurnTransaction } from "../src/core/turn-transaction.ts";
+import { StateWriteError, TurnTransaction } from "../src/core/turn-transaction.ts";
 
 /** A database stand-in: SQLite's transaction flag as BEGIN, COMMIT and ROLLBACK leave it, and a log of them. */
 function recordingDatabase() {
@@ -21,6 +21,29 @@ function recordingDatabase() {
     commit: statement("COMMIT", false),
     rollback: statement("ROLLBACK", false),
   });
+  return { db, log, turn };
+}
+
+/** A database stand-in whose COMMIT or ROLLBACK fails while told to (a full disk, an I/O error). */
+function failingDatabase(fails: { commit?: () => boolean; rollback?: () => boolean }, events = {}) {
+  const log: string[] = [];
+  const db = { inTransaction: false, open: true };
+  const statement = (name: string, inTransaction: boolean, failing?: () => boolean) => ({
+    run() {
+      if (failing?.()) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+      db.inTransaction = inTransaction;
+      log.push(name);
+    },
+  });
+  const turn = new TurnTransaction(
+    db,
+    {
+      begin: statement("BEGIN", true),
+      commit: statement("COMMIT", false, fails.commit),
+      rollback: statement("ROLLBACK", false, fails.rollback),
+    },
+    events,
+  );
   return { db, log, turn };
 }
 
@@ -127,5 +150,62 @@ describe("the turn's transaction", () => {
     await turn.committed();
     await endOfTurn();
     assert.deepEqual(log, []);
+  });
+
+  it("throws nothing when the end-of-turn COMMIT fails with nobody waiting; tells the store; the next turn writes", async () => {
+    let full = true;
+    const failures: unknown[] = [];
+    let rolledBack = 0;
+    const { log, turn } = failingDatabase(
+      { commit: () => full },
+      { failed: (error: unknown) => failures.push(error), rolledBack: () => rolledBack++ },
+    );
+    // A settle or another protocol's message: written, nobody waits for it. The old commit threw here, from
+    // setImmediate, and the process died.
+    turn.run(() => log.push("write"));
+    await endOfTurn();
+    assert.deepEqual(log, ["BEGIN", "write", "ROLLBACK"]);
+    assert.equal(failures.length, 1);
+    assert.equal(rolledBack, 1);
+    assert.equal(turn.failing, false, "the next turn tries again");
+    full = false;
+    turn.run(() => log.push("write again"));
+    await turn.committed();
+    assert.deepEqual(log.slice(3), ["BEGIN", "write again", "COMMIT"]);
+  });
+
+  it("after a failed write, answers the turn's waiting and later posts with a StateWriteError and writes nothing more", async () => {
+    const { db, log, turn } = recordingDatabase();
+    turn.run(() => log.push("write 1"));
+    const waiting = turn.committed();
+    turn.fail(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
+    assert.equal(db.inTransaction, false);
+    assert.equal(turn.failing, true);
+    await assert.rejects(waiting, StateWriteError);
+    // A post later in the same turn: its writes are skipped by the store, and it is told too.
+    assert.equal(
+      turn.run(() => "routed"),
+      "routed",
+    );
+    await assert.rejects(turn.committed(), /^StateWriteError: not kept: .*\(SQLITE_FULL: database or disk is full\)/);
+    assert.equal(turn.commit(), false);
+    await endOfTurn();
+    assert.deepEqual(log, ["BEGIN", "write 1", "ROLLBACK"]);
+    turn.run(() => log.push("write 2"));
+    await turn.committed();
+    assert.deepEqual(log.slice(3), ["BEGIN", "write 2", "COMMIT"]);
+  });
+
+  it("ends a transaction a failed ROLLBACK left open before the next BEGIN, rather than joining it", async () => {
+    let rollbackFails = true;
+    const { db, log, turn } = failingDatabase({ rollback: () => rollbackFails });
+    turn.run(() => log.push("write 1"));
+    turn.fail(new Error("disk I/O error"));
+    assert.equal(db.inTransaction, true, "the ROLLBACK failed");
+    await endOfTurn();
+    rollbackFails = false;
+    turn.run(() => log.push("write 2"));
+    await turn.committed();
+    assert.deepEqual(log, ["BEGIN", "write 1", "ROLLBACK", "BEGIN", "write 2", "COMMIT"]);
   });
 });

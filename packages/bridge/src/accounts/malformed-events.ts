@@ -3,7 +3,7 @@
 // server must never take the account or the process down, and a flood of them must not flood the log: one line per
 // window, counting the ones skipped quietly since the last line.
 import type { Logger } from "pino";
-import { LogWindow } from "./log-window.ts";
+import { LogWindow } from "../core/log-window.ts";
 
 /** How much of the event a log line shows. */
 const EXCERPT_CHARS = 300;

@@ -5,8 +5,8 @@
 // files and the platform's reason (never a URL), and counting the refusals logged quietly since the last line.
 import type { Logger } from "pino";
 import { type LocalFile, markNotUploaded } from "../core/files/local-file.ts";
+import { LogWindow } from "../core/log-window.ts";
 import { fileLine } from "./file-lines.ts";
-import { LogWindow } from "./log-window.ts";
 
 /** How much of the platform's reason a line shows. */
 const REASON_CHARS = 200;

@@ -42,7 +42,8 @@ export interface ConnectionContext {
    * Hands a message received from the platform to the core for routing. `message.channel` is the source channel.
    * A message whose `gateway` field is set is routed in that gateway only (the api account: the client names it);
    * leave it empty to route in every gateway the channel is on. Never call it with what the account itself sent.
-   * Durable on return: the message is in the state file before the protocol acknowledges the event.
+   * Durable on return: the message is in the state file before the protocol acknowledges the event (unless the file
+   * cannot be written, a full disk: the message is then relayed from memory only, and the store logs it; never thrown).
    */
   receive(message: Message): RouteResult;
   /**

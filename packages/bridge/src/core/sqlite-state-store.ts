@@ -2,12 +2,16 @@
 // transaction (turn-transaction.ts), committed at the end of the turn or when a protocol's receive returns, always
 // before the message it concerns is acknowledged. WAL with synchronous = NORMAL: a commit survives a crash of the
 // process (kill -9, OOM) at once; after a power loss or an OS crash the last commits before it may be missing, never
-// corrupted. Every statement is prepared once; the hot path is one INSERT per held message.
+// corrupted. Every statement is prepared once; the hot path is one INSERT per held message. A write SQLite refuses
+// while running (a full disk, an I/O error) is never thrown at the router or a protocol: the turn's transaction is
+// dropped (turn-transaction.ts), logged at most once a minute, and written again where that matters (see #failed).
 import Database from "better-sqlite3";
+import type { Logger } from "pino";
 import type { Message } from "../message.ts";
+import { LogWindow } from "./log-window.ts";
 import { checkStateFile, StateFileError } from "./state-file.ts";
 import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, UnreadLog } from "./state-store.ts";
-import { TurnTransaction } from "./turn-transaction.ts";
+import { describeWriteFailure, TurnTransaction } from "./turn-transaction.ts";
 
 const SCHEMA_VERSION = 1;
 
@@ -51,9 +55,11 @@ interface OutboundRow {
 
 function prepare(db: Database.Database) {
   return {
-    enqueue: db.prepare<[string, string, string, string, string | null, string | null, string | null]>(
-      "INSERT INTO outbound (account, channel, gateway, message, copy_of, edit_of, reply_to) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    // The sequence number is the store's (never one a rolled-back transaction handed out: see enqueue).
+    enqueue: db.prepare<[number, string, string, string, string, string | null, string | null, string | null]>(
+      "INSERT INTO outbound (seq, account, channel, gateway, message, copy_of, edit_of, reply_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     ),
+    lastQueued: db.prepare<[], { seq: number | null }>("SELECT max(seq) AS seq FROM outbound"),
     dequeue: db.prepare<[number]>("DELETE FROM outbound WHERE seq = ?"),
     queued: db.prepare<[], OutboundRow>("SELECT * FROM outbound ORDER BY seq"),
     saveCopies: db.prepare<[string, string, number, string]>(
@@ -86,7 +92,14 @@ function prepare(db: Database.Database) {
 type Statements = ReturnType<typeof prepare>;
 
 /** Opens (creating it if needed) the state file; throws StateFileError with one line when it cannot be used. */
-export function openSqliteStateStore(path: string, options: { idMapSize: number }): StateStore {
+export function openSqliteStateStore(
+  path: string,
+  options: {
+    idMapSize: number;
+    /** For tests: the file holds at most this many pages, so it fills up as a full disk would (SQLITE_FULL). */
+    maxPageCount?: number;
+  },
+): StateStore {
   const checked = checkStateFile(path);
   let db: Database.Database;
   try {
@@ -119,6 +132,7 @@ export function openSqliteStateStore(path: string, options: { idMapSize: number 
     }
     throw new StateFileError(`state file ${path}: cannot be opened as a SQLite database (${reason})`);
   }
+  if (options.maxPageCount !== undefined) db.exec(`PRAGMA max_page_count = ${Math.floor(options.maxPageCount)}`);
   const statements = prepare(db);
   KEPT_FOR_THE_PROCESS.push(statements);
   return new SqliteStateStore(db, statements, path, options.idMapSize);
@@ -129,12 +143,23 @@ interface Settled {
   copy: CopyRecord | undefined;
 }
 
+/** Runs a write statement; a failure is the turn's (see SqliteStateStore.#write), not thrown. */
+type Write = <A extends unknown[]>(statement: Database.Statement<A>, ...args: A) => Database.RunResult | undefined;
+
 class SqliteStateStore implements StateStore {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #idMapSize: number;
   /** Settles not written yet: they go together, in one transaction, at the end of the turn (see settle()). */
   #settling: Settled[] = [];
+  /** Settles written into the open transaction: written again with the next ones if it is rolled back. */
+  #settlingInTurn: Settled[] = [];
+  /** The last outbound sequence number handed out (written or not). */
+  #lastSeq: number;
+  #logger: Logger | undefined;
+  readonly #failureLog = new LogWindow();
+  /** Turns whose writes failed since the last commit that went through. */
+  #failedTurns = 0;
   /** The turn's group commit, which `atomically` writes into. */
   readonly #turn: TurnTransaction;
   #keepQueued = false;
@@ -150,25 +175,42 @@ class SqliteStateStore implements StateStore {
     this.#db = db;
     this.#sql = sql;
     this.#idMapSize = idMapSize;
-    this.#turn = new TurnTransaction(db, sql);
+    this.#lastSeq = sql.lastQueued.get()?.seq ?? 0;
+    this.#turn = new TurnTransaction(db, sql, {
+      committed: () => this.#committed(),
+      rolledBack: () => this.#rolledBack(),
+      failed: (error) => this.#failed(error),
+    });
     this.#prune();
+  }
+
+  reportFailuresTo(logger: Logger): void {
+    this.#logger = logger;
   }
 
   atomically<T>(work: () => T): T {
     return this.#turn.run(work);
   }
 
-  commit(): void {
-    this.#turn.commit();
+  commit(): boolean {
+    return this.#turn.commit();
   }
 
   committed(): Promise<void> {
     return this.#turn.committed();
   }
 
+  /**
+   * The sequence number is counted here rather than left to SQLite (which reuses the highest one when its row is
+   * gone): a message whose row a failed transaction dropped keeps its number in its queue, and settling it later must
+   * not delete a newer message's row that SQLite would have given the same number.
+   */
   enqueue(d: StoredDelivery): number {
     const message = JSON.stringify(d.message);
-    const info = this.#sql.enqueue.run(
+    const seq = ++this.#lastSeq;
+    this.#write(
+      this.#sql.enqueue,
+      seq,
       d.account,
       d.channel,
       d.gateway,
@@ -177,7 +219,7 @@ class SqliteStateStore implements StateStore {
       d.editOf ?? null,
       d.replyTo ?? null,
     );
-    return Number(info.lastInsertRowid);
+    return seq;
   }
 
   /**
@@ -199,11 +241,18 @@ class SqliteStateStore implements StateStore {
     // The queue row goes and the copy's id comes in one transaction (the turn's, with what the turn routed): after a
     // crash, either the message is still queued (and is sent again) or its copy is known (and later edits reach it).
     this.#turn.run(() => {
+      if (this.#turn.failing) return this.#failedSettles(settled);
+      for (const settle of settled) this.#settlingInTurn.push(settle);
       for (const { seq, copy } of settled) {
-        this.#sql.dequeue.run(seq);
+        this.#write(this.#sql.dequeue, seq);
         if (copy !== undefined) this.#recordCopyId(copy);
       }
     });
+  }
+
+  /** Written again with the next settles (or at the stop): a message sent is not sent again after a restart. */
+  #failedSettles(settled: Settled[]): void {
+    this.#settling = settled.concat(this.#settling);
   }
 
   queued(): QueuedRow[] {
@@ -230,8 +279,14 @@ class SqliteStateStore implements StateStore {
   }
 
   saveCopies(gateway: string, key: string, copies: readonly StoredCopy[]): void {
-    this.#sql.saveCopies.run(gateway, key, Date.now(), JSON.stringify(copies));
-    if (++this.#savesSincePrune >= PRUNE_EVERY) this.#prune();
+    this.#write(this.#sql.saveCopies, gateway, key, Date.now(), JSON.stringify(copies));
+    if (++this.#savesSincePrune >= PRUNE_EVERY && !this.#turn.failing) {
+      try {
+        this.#prune();
+      } catch (error) {
+        this.#turn.fail(error);
+      }
+    }
   }
 
   loadCopies(gateway: string, limit: number): [string, StoredCopy[]][] {
@@ -239,7 +294,14 @@ class SqliteStateStore implements StateStore {
   }
 
   unread(account: string, capacity: number): UnreadLog {
-    const log = new SqliteUnreadLog(this.#sql, account, capacity, () => this.#db.open);
+    const log = new SqliteUnreadLog(
+      this.#sql,
+      this.#write,
+      (work) => this.#turn.run(work),
+      account,
+      capacity,
+      () => this.#db.open,
+    );
     this.#unreadLogs.push(log);
     return log;
   }
@@ -258,14 +320,66 @@ class SqliteStateStore implements StateStore {
     this.#db.close();
   }
 
+  /**
+   * Every write of the turn goes through here: SQLite's error (a full disk...) fails the turn (its transaction is
+   * dropped, those waiting are answered with an error) instead of being thrown at the router or a protocol, and once
+   * a write failed the turn's others are skipped (they could not be kept with it).
+   */
+  readonly #write: Write = (statement, ...args) => {
+    if (this.#turn.failing) return undefined;
+    try {
+      return statement.run(...args);
+    } catch (error) {
+      this.#turn.fail(error);
+      return undefined;
+    }
+  };
+
+  #committed(): void {
+    this.#settlingInTurn = [];
+    if (this.#failedTurns === 0) return;
+    this.#logger?.info(
+      { stateFile: this.path, failedTurns: this.#failedTurns },
+      `state file ${this.path} written again after ${this.#failedTurns} failed write(s)`,
+    );
+    this.#failedTurns = 0;
+  }
+
+  #rolledBack(): void {
+    const settled = this.#settlingInTurn;
+    this.#settlingInTurn = [];
+    if (settled.length > 0) this.#failedSettles(settled);
+  }
+
+  /** Logged at most once a minute: a full disk fails every turn that writes, and must not flood the log too. */
+  #failed(error: unknown): void {
+    this.#failedTurns++;
+    const quiet = this.#failureLog.due();
+    if (quiet === undefined) return;
+    const reason = describeWriteFailure(error);
+    const more = quiet > 0 ? ` (and ${quiet} more failed writes since the last such line)` : "";
+    this.#logger?.error(
+      { stateFile: this.path, reason, ...(quiet > 0 ? { quietFailures: quiet } : {}) },
+      `state file ${this.path}: not written (${reason}); the bridge goes on relaying, but what it received meanwhile ` +
+        `is not kept across a restart and posts are answered 503: free space for the state file${more}`,
+    );
+  }
+
   #recordCopyId(copy: CopyRecord): void {
-    const row = this.#sql.copies.get(copy.gateway, copy.key);
+    if (this.#turn.failing) return;
+    let row: { copies: string } | undefined;
+    try {
+      row = this.#sql.copies.get(copy.gateway, copy.key);
+    } catch (error) {
+      this.#turn.fail(error);
+      return;
+    }
     if (row === undefined) return;
     const copies = JSON.parse(row.copies) as StoredCopy[];
     const entry = copies.find((c) => c.account === copy.account && c.channel === copy.channel);
     if (entry === undefined) return;
     entry.id = copy.id;
-    this.#sql.updateCopies.run(JSON.stringify(copies), copy.gateway, copy.key);
+    this.#write(this.#sql.updateCopies, JSON.stringify(copies), copy.gateway, copy.key);
   }
 
   #prune(): void {
@@ -282,6 +396,8 @@ class SqliteStateStore implements StateStore {
 /** Rows beyond the capacity are trimmed once per `capacity` appends, not on each: one INSERT per message. */
 class SqliteUnreadLog implements UnreadLog {
   readonly #sql: Statements;
+  readonly #write: Write;
+  readonly #inTurn: (work: () => void) => void;
   readonly #account: string;
   readonly #capacity: number;
   #lastSeq = 0;
@@ -290,8 +406,17 @@ class SqliteUnreadLog implements UnreadLog {
   #readUpTo = 0;
   readonly #isOpen: () => boolean;
 
-  constructor(sql: Statements, account: string, capacity: number, isOpen: () => boolean) {
+  constructor(
+    sql: Statements,
+    write: Write,
+    inTurn: (work: () => void) => void,
+    account: string,
+    capacity: number,
+    isOpen: () => boolean,
+  ) {
     this.#sql = sql;
+    this.#write = write;
+    this.#inTurn = inTurn;
     this.#isOpen = isOpen;
     this.#account = account;
     this.#capacity = capacity;
@@ -305,10 +430,11 @@ class SqliteUnreadLog implements UnreadLog {
   }
 
   append(encoded: string): void {
-    this.#lastSeq = Number(this.#sql.appendUnread.run(this.#account, encoded).lastInsertRowid);
+    const written = this.#write(this.#sql.appendUnread, this.#account, encoded);
+    if (written !== undefined) this.#lastSeq = Number(written.lastInsertRowid);
     if (++this.#sinceTrim >= this.#capacity) {
       this.#sinceTrim = 0;
-      this.#sql.trimUnread.run(this.#account, this.#account, this.#capacity);
+      this.#write(this.#sql.trimUnread, this.#account, this.#account, this.#capacity);
     }
   }
 
@@ -325,7 +451,9 @@ class SqliteUnreadLog implements UnreadLog {
   /** Writes a pending read now (also when the store closes). */
   flush(): void {
     if (this.#readUpTo === 0 || !this.#isOpen()) return;
-    this.#sql.readUnread.run(this.#account, this.#readUpTo);
+    const upTo = this.#readUpTo;
     this.#readUpTo = 0;
+    // In the turn's transaction: a failure to write it serves those messages again after a restart (at least once).
+    this.#inTurn(() => this.#write(this.#sql.readUnread, this.#account, upTo));
   }
 }

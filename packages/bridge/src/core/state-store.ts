@@ -2,6 +2,7 @@
 // each destination's outbound queue, and the unread buffer of each api account. The core alone uses it (protocols
 // never see it; the api account gets an UnreadLog, nothing more). One implementation keeps it in a SQLite file
 // (sqlite-state-store.ts); NO_STATE keeps nothing, for `StateFile = ""`.
+import type { Logger } from "pino";
 import type { Message } from "../message.ts";
 
 /** One copy of a source message on a destination channel, as the id map keeps it. */
@@ -56,16 +57,23 @@ export interface StateStore {
   /**
    * Runs `work` inside the event-loop turn's transaction, with the turn's other work, committed at the end of the
    * turn or at `commit()`: a burst costs one commit. Kept all together or not at all: when `work` throws, nothing of
-   * the turn's transaction is kept (and `committed()` rejects). Nested calls join the outer one.
+   * the turn's transaction is kept (and `committed()` rejects). Nested calls join the outer one. A write SQLite
+   * refuses (a full disk) is not thrown: the turn's transaction is dropped, `committed()` rejects with a
+   * StateWriteError, the failure is logged (at most once a minute) and the next turn writes again.
    */
   atomically<T>(work: () => T): T;
-  /** Commits what `atomically` wrote so far in this turn: durable on return. */
-  commit(): void;
+  /**
+   * Commits what `atomically` wrote so far in this turn: durable on return. Never throws: false when the state file
+   * could not be written (logged), the turn's writes then not being kept.
+   */
+  commit(): boolean;
   /**
    * Resolves once what `atomically` wrote so far is committed (at the end of the turn at the latest; at once when
    * nothing is pending); rejects when that commit failed. Acknowledge a message to its sender only then.
    */
   committed(): Promise<void>;
+  /** Where failed writes are logged (at most once a minute, with SQLite's reason); the bridge sets its logger. */
+  reportFailuresTo(logger: Logger): void;
   /** Writes a message into its destination's queue (with the turn's transaction inside `atomically`); returns its sequence number. */
   enqueue(delivery: StoredDelivery): number;
   /**
@@ -99,8 +107,9 @@ const NO_UNREAD: UnreadLog = { restore: () => [], append() {}, readAll() {} };
 export const NO_STATE: StateStore = {
   path: undefined,
   atomically: (work) => work(),
-  commit() {},
+  commit: () => true,
   committed: () => WRITTEN,
+  reportFailuresTo() {},
   enqueue: () => 0,
   settle() {},
   queued: () => [],

@@ -7,10 +7,11 @@ import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext } from "../../core/connection.ts";
 import type { UnreadLog } from "../../core/state-store.ts";
+import { StateWriteError } from "../../core/turn-transaction.ts";
 import { encodeMessage } from "../../message.ts";
 import { timestampNow } from "../../timestamp.ts";
 import type { PostedBody } from "./body-reader.ts";
-import { type PostTargets, parseBody, toMessage } from "./inbound.ts";
+import { InboundError, type PostTargets, parseBody, toMessage } from "./inbound.ts";
 import type { API_KEYS } from "./keys.ts";
 import { DEFAULT_BUFFER } from "./keys.ts";
 import { RingBuffer } from "./ring-buffer.ts";
@@ -89,12 +90,13 @@ export class ApiAccount implements Connection {
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
       onSlowClient: (buffered) => logger.warn({ buffered }, "stream client too slow; disconnected"),
     });
+    const written = answerableWrites(() => context.written());
     this.#websockets = new WebsocketClients({
       logger,
       debug: context.debug,
       maxBufferedBytes: MAX_CLIENT_BACKLOG,
       post: (bytes) => this.#post({ format: "json", bytes }),
-      written: () => context.written(),
+      written,
     });
     const hub = this.#hub;
     this.#server = await buildApiServer({
@@ -107,7 +109,7 @@ export class ApiAccount implements Connection {
       drain: () => this.#readAll(),
       dropped: () => this.ring.dropped,
       post: (body) => this.#post(body),
-      written: () => context.written(),
+      written,
       addStream: (response: ServerResponse) => hub.add(response),
       websockets: this.#websockets,
       phase: () => this.#phase,
@@ -215,4 +217,23 @@ export class ApiAccount implements Connection {
     await Promise.all([...closing, this.#server?.close()]);
     this.#server = undefined;
   }
+}
+
+/**
+ * `written()` whose failure to write the state file (a full disk) is a designed answer, 503 with what to do, rather
+ * than a 500: the post was not kept. The same promise for the posts of one turn, as `written()` gives them.
+ */
+function answerableWrites(written: () => Promise<void>): () => Promise<void> {
+  let last: Promise<void> | undefined;
+  let answer: Promise<void> = Promise.resolve();
+  return () => {
+    const turn = written();
+    if (turn !== last) {
+      last = turn;
+      answer = turn.catch((error: unknown) => {
+        throw error instanceof StateWriteError ? new InboundError(503, error.message) : error;
+      });
+    }
+    return answer;
+  };
 }

@@ -69,7 +69,12 @@ export class WebsocketClients {
       // Echoed once it is in the state file, like a POST's answer; commits keep their order, so echoes keep theirs.
       this.deps.written().then(
         () => this.broadcast(encoded, socket),
-        (error: unknown) => this.deps.logger.error({ err: error }, "websocket message not kept: the state file failed"),
+        (error: unknown) => {
+          // A state file that cannot be written is logged by the store, once a minute; not once per frame.
+          if (!(error instanceof InboundError)) {
+            this.deps.logger.error({ err: error }, "websocket message not kept: the state file failed");
+          } else if (this.deps.debug) this.deps.logger.debug({ reason: error.message }, "websocket message not kept");
+        },
       );
     } catch (error) {
       // Like Matterbridge, a bad frame is dropped and the connection stays usable; the reason is logged with -debug.

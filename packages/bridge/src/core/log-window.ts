@@ -1,7 +1,8 @@
 // At most one log line per window for a kind of trouble that may come in floods (unreadable events, refused
-// uploads): the first of a window is logged, the rest are counted, and the next line says how many went quietly.
+// uploads, state file writes that fail): the first of a window is logged, the rest are counted, and the next line
+// says how many went quietly.
 
-/** At most one line per this many milliseconds, per account and kind. */
+/** At most one line per this many milliseconds, per account (or state file) and kind. */
 const LOG_WINDOW_MS = 60_000;
 
 export class LogWindow {
