@@ -1,6 +1,6 @@
 // The HTTP side of an api account: routes, auth, designed errors. State lives in the account (index.ts).
 
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
@@ -14,6 +14,7 @@ import {
   sendError,
   UNSUPPORTED_MEDIA_TYPE,
 } from "./errors.ts";
+import { fastPost } from "./fast-post.ts";
 import { InboundError } from "./inbound.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
 import { requestLogger } from "./request-log.ts";
@@ -67,6 +68,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstance> {
   const { limits } = deps;
   const logRequest = requestLogger(deps.logger);
+  const check = deps.token !== undefined && deps.token !== "" ? bearerChecker(deps.token) : undefined;
   const app = Fastify({
     logger: false,
     bodyLimit: deps.bodyLimit,
@@ -94,6 +96,25 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     },
   });
   app.server.maxConnections = limits.maxConnections;
+  // The ordinary POST /api/message is served before fastify sees it (fast-post.ts); the rest is fastify's.
+  const fast = fastPost({
+    bodyLimit: deps.bodyLimit,
+    check,
+    logger: deps.logger,
+    logRequest,
+    isServing: () => deps.phase() === "serving",
+    retryAfterSeconds: deps.retryAfterSeconds,
+    shuttingDownMessage: SHUTTING_DOWN,
+    post: deps.post,
+    written: deps.written,
+  });
+  const fastifyListeners = app.server.listeners("request");
+  if (fastifyListeners.length !== 1) throw new Error("api server: fastify's request listener was not found");
+  const fastifyHandler = fastifyListeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
+  app.server.removeAllListeners("request");
+  app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (!fast(request, response)) fastifyHandler(request, response);
+  });
   // CONNECT (a proxy tunnel) is not something this API does; Node would otherwise drop the connection silently.
   app.server.on("connect", (_request, socket) =>
     answerOnSocket(socket, 405, "CONNECT is not supported: this is the chat bridge message API", {
@@ -154,8 +175,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     done();
   });
 
-  if (deps.token !== undefined && deps.token !== "") {
-    const check = bearerChecker(deps.token);
+  if (check !== undefined) {
     app.addHook("onRequest", (request, reply, done) => {
       const result = check(request.headers.authorization);
       if (result.ok) return done();
