@@ -5,16 +5,24 @@
 // (a page, a stylesheet, a JSON table) are copied beside the output, so a new file needs no change here. Test files
 // (*.test.*) are never shipped. A build starts from an empty dist/, so a source file deleted or renamed does not
 // leave its old output behind.
+// The services are then bundled with esbuild (bundle() below): the bins run dist/bundle/cli.js, which loads a few
+// dozen files instead of the 600-850 modules that resolving, reading and translating one by one made most of their
+// start-up.
 // `--if-stale` builds only a package whose dist/ is missing or older than anything under its src/ (files and
-// folders: a folder's mtime changes when an entry is added, removed or renamed) or its build config.
+// folders: a folder's mtime changes when an entry is added, removed or renamed) or its build config (this script
+// included).
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { root } from "./ensure-deps.mjs";
 
 /** common first in the list: the services import it (each package compiles alone, so they build side by side). */
 export const BUILT_PACKAGES = ["common", "bridge", "gateway"];
+/** The packages whose bins run a bundle (dist/bundle/cli.js); common is bundled into them. */
+const BUNDLED_PACKAGES = ["bridge", "gateway"];
 const STAMP = ".build-stamp";
 
 const packageDir = (name) => join(root, "packages", name);
@@ -35,6 +43,9 @@ export function isStale(name) {
     join(packageDir(name), "src"),
     join(packageDir(name), "tsconfig.build.json"),
     join(root, "tsconfig.json"),
+    fileURLToPath(import.meta.url),
+    // Bundled in: a service's bundle is stale when common's sources changed.
+    ...(BUNDLED_PACKAGES.includes(name) ? [join(packageDir("common"), "src")] : []),
   ];
   return Math.max(...inputs.map(newestMtime)) > statSync(stamp).mtimeMs;
 }
@@ -61,7 +72,88 @@ function runTsc(name) {
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
 }
 
-/** Builds one package from scratch; resolves to whether tsc succeeded. */
+/**
+ * Packages left out of the bundles, loaded from node_modules at run time as before:
+ * - better-sqlite3: a native addon; pino-pretty: loaded with createRequire only when a person reads the logs;
+ * - what loads only after listening, on first use, and reads files of its own or starts threads by path: the
+ *   bridge's protocol libraries (each protocol's own code is a chunk of the bundle, loaded on its first connect),
+ *   ioredis (only with `[state] backend = "redis"`) and mDNS discovery.
+ * Their lazy imports stay lazy either way (code splitting).
+ */
+const EXTERNAL = [
+  "better-sqlite3",
+  "pino-pretty",
+  "ioredis",
+  "bonjour-service",
+  "discord.js",
+  "matrix-js-sdk",
+  "@slack/*",
+  "@xmpp/*",
+  "grammy",
+  "irc-framework",
+  "@mattermost/*",
+  "@microsoft/microsoft-graph-client",
+  "@tf2pickup-org/*",
+];
+
+/**
+ * Bundles a service's src/cli.ts with its dependencies (less EXTERNAL) into dist/bundle/: ESM with code splitting, so
+ * every `import()` of the sources stays lazy (a chunk loaded on first use). The unbundled dist/ beside it stays: the
+ * gateway's worker threads start on dist/ modules by URL (threads/module-worker.ts, the translation thread's
+ * REQUEST_MODULE), and tests import dist/ modules. So that those URLs, the dashboard's files and the package.json
+ * (version) are found as before, each source file's `import.meta.url` becomes the URL its tsc output has in dist/
+ * (every output file sits in dist/bundle/, so "../<path>.js" relative to the chunk). Bundled CommonJS packages call
+ * `require` for Node's built-ins: each output file defines one (createRequire) for them.
+ */
+async function bundle(name) {
+  const { build: esbuild } = await import("esbuild");
+  const src = join(packageDir(name), "src");
+  const outdir = join(packageDir(name), "dist", "bundle");
+  const moduleUrls = {
+    name: "dist-module-urls",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+        const text = await readFile(path, "utf8");
+        const rel = relative(src, path);
+        if (rel.startsWith("..") || !text.includes("import.meta.url")) return { contents: text, loader: "ts" };
+        const distUrl = `new URL(${JSON.stringify(`../${rel.replace(/\.ts$/, ".js")}`)}, import.meta.url).href`;
+        return { contents: text.replaceAll(/\bimport\.meta\.url\b/g, distUrl), loader: "ts" };
+      });
+    },
+  };
+  // @switchboard/common from its sources, not its dist/, which may be being rebuilt beside this build.
+  const commonSources = {
+    name: "common-sources",
+    setup(build) {
+      build.onResolve({ filter: /^@switchboard\/common(\/|$)/ }, ({ path }) => ({
+        path: join(packageDir("common"), "src", `${path.slice("@switchboard/common/".length) || "index"}.ts`),
+      }));
+    },
+  };
+  try {
+    await esbuild({
+      entryPoints: [join(src, "cli.ts")],
+      outdir,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20.19",
+      external: EXTERNAL,
+      plugins: [commonSources, moduleUrls],
+      banner: {
+        js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+      },
+      logLevel: "warning",
+    });
+    return true;
+  } catch (error) {
+    console.error(`build: esbuild failed for ${name}: ${error.message}`);
+    return false;
+  }
+}
+
+/** Builds one package from scratch; resolves to whether tsc (and for a service, esbuild) succeeded. */
 export async function build(name) {
   // The stamp gets the build's start time: a source saved while tsc runs makes the next check rebuild.
   const started = new Date();
@@ -73,6 +165,7 @@ export async function build(name) {
     return false;
   }
   copyAssets(join(packageDir(name), "src"), dist);
+  if (BUNDLED_PACKAGES.includes(name) && !(await bundle(name))) return false;
   writeFileSync(join(dist, STAMP), "");
   utimesSync(join(dist, STAMP), started, started);
   return true;

@@ -5,8 +5,9 @@
 //   answers (and until its port first accepts a connection), against bare node creating an http server and
 //   listening, asked the same way.
 // Targets are interleaved run by run so a busy machine slows them alike; the tables show medians and each one's ratio
-// to its bare-node row. The bins run dist/ (`npm run bench` builds it when stale), or with --installed (automatic
-// when the workspace's better-sqlite3 was built for another Node) from packed installs (installed.ts).
+// to its bare-node row. The bins run their bundles in dist/ (`npm run bench` builds them when stale), or with
+// --installed (automatic when the workspace's better-sqlite3 was built for another Node) from packed installs
+// (installed.ts).
 //   npm run bench startup [-- --runs N] [--installed]        (default 21 runs per target)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
