@@ -34,10 +34,11 @@ function parseJson(bytes: Buffer): unknown {
   const problem = jsonShapeProblem(bytes);
   if (problem !== undefined) bad(problem);
   const text = bytes.toString("utf8");
-  if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
+    // Only a body that is not JSON can be blank: looked at here, not trimmed on every post.
+    if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
     bad(`invalid JSON: ${error instanceof Error ? error.message : "syntax error"}`);
   }
 }
