@@ -38,7 +38,8 @@ function parseJson(bytes: Buffer): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     // Only a body that is not JSON can be blank: looked at here, not trimmed on every post.
-    if (text.trim() === "") bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
+    if (text.trim() === "")
+      bad('empty body: send a JSON message such as {"text":"hi","username":"me","gateway":"..."}');
     bad(`invalid JSON: ${error instanceof Error ? error.message : "syntax error"}`);
   }
 }
