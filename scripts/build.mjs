@@ -76,7 +76,8 @@ function runTsc(name) {
  * Packages left out of the bundles, loaded from node_modules at run time as before:
  * - better-sqlite3: a native addon; pino-pretty: loaded with createRequire only when a person reads the logs;
  * - what loads only after listening, on first use, and reads files of its own or starts threads by path: the
- *   bridge's protocol libraries (each protocol's own code is a chunk of the bundle, loaded on its first connect),
+ *   bridge's protocol libraries with grammy's transport, node-fetch (each protocol's own code is a chunk of the
+ *   bundle, loaded on its first connect),
  *   ioredis (only with `[state] backend = "redis"`) and mDNS discovery.
  * Their lazy imports stay lazy either way (code splitting).
  */
@@ -90,6 +91,7 @@ const EXTERNAL = [
   "@slack/*",
   "@xmpp/*",
   "grammy",
+  "node-fetch",
   "irc-framework",
   "@mattermost/*",
   "@microsoft/microsoft-graph-client",

@@ -3,6 +3,7 @@
 // beside one), then one long-poll loop reads updates until it fails: that is a reported disconnect, and the core
 // reconnects, continuing from the last update handled (Telegram keeps unread updates, so nothing said meanwhile is
 // lost). join() checks that the bot is in each chat. send() is one sendMessage / editMessageText / deleteMessage.
+
 import { Api, InputFile } from "grammy";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
@@ -15,6 +16,7 @@ import { Events } from "../../message.ts";
 import { fileLines } from "../file-lines.ts";
 import { MalformedEvents } from "../malformed-events.ts";
 import { RefusedUploads, refusedFileMessage, uploadUnlessRefused } from "../upload-fallback.ts";
+import { botApiFetch } from "./bot-api-fetch.ts";
 import { isApiError, isMarkupRefused, isNetworkError, sendFailure, tokenFailure } from "./errors.ts";
 import { type ChannelAddress, channelName, messageIdIn, messageKey, parseChannel } from "./ids.ts";
 import { presenceMessages, textMessage } from "./inbound.ts";
@@ -69,6 +71,7 @@ export class TelegramConnection implements Connection {
     const api = new Api(this.#settings.Token.trim(), {
       apiRoot: this.#apiRoot,
       timeoutSeconds: CALL_TIMEOUT_SECONDS,
+      fetch: botApiFetch,
     });
     let me: Awaited<ReturnType<Api["getMe"]>>;
     try {
