@@ -202,6 +202,28 @@ describe("opening the state file", () => {
     );
   });
 
+  it("never numbers an unread message as one a dropped turn had, so a client's read cannot remove it", async (t) => {
+    const path = join(tempDir(t), "s.db");
+    const store = openSqliteStateStore(path, { idMapSize: 10, maxPageCount: 40 });
+    const log = store.unread("api.out", 100);
+    store.atomically(() => log.append("read"));
+    await store.committed();
+    // Written, then dropped with its turn when the next write of the turn finds the file full.
+    store.atomically(() => log.append("dropped"));
+    store.atomically(() => log.append(`too big ${"x".repeat(400_000)}`));
+    await assert.rejects(store.committed(), StateWriteError);
+    await nextTurn();
+    // The client reads all three (two from memory); a message arrives before that read is written.
+    log.readAll();
+    store.atomically(() => log.append("unread"));
+    await store.committed();
+    await nextTurn();
+    store.close();
+    const reopened = openSqliteStateStore(path, { idMapSize: 10 });
+    t.after(() => reopened.close());
+    assert.deepEqual(reopened.unread("api.out", 100).restore(), ["unread"]);
+  });
+
   it("refuses a file another bridge holds open", (t) => {
     const path = join(tempDir(t), "s.db");
     const first = openSqliteStateStore(path, { idMapSize: 10 });

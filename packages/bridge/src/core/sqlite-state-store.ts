@@ -75,7 +75,9 @@ function prepare(db: Database.Database) {
     pruneCount: db.prepare<[string, string, number]>(
       "DELETE FROM id_map WHERE gateway = ? AND seq <= (SELECT seq FROM id_map WHERE gateway = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
     ),
-    appendUnread: db.prepare<[string, string]>("INSERT INTO unread (account, encoded) VALUES (?, ?)"),
+    // Numbered by the store too: a client's read removes what is numbered up to the last it got (see append).
+    appendUnread: db.prepare<[number, string, string]>("INSERT INTO unread (seq, account, encoded) VALUES (?, ?, ?)"),
+    lastUnread: db.prepare<[], { seq: number | null }>("SELECT max(seq) AS seq FROM unread"),
     readUnread: db.prepare<[string, number]>("DELETE FROM unread WHERE account = ? AND seq <= ?"),
     trimUnread: db.prepare<[string, string, number]>(
       "DELETE FROM unread WHERE account = ? AND seq <= (SELECT seq FROM unread WHERE account = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
@@ -156,6 +158,8 @@ class SqliteStateStore implements StateStore {
   #settlingInTurn: Settled[] = [];
   /** The last outbound sequence number handed out (written or not). */
   #lastSeq: number;
+  /** The last unread sequence number handed out (written or not), for every api account's log. */
+  #lastUnreadSeq: number;
   #logger: Logger | undefined;
   readonly #failureLog = new LogWindow();
   /** Turns whose writes failed since the last commit that went through. */
@@ -176,6 +180,7 @@ class SqliteStateStore implements StateStore {
     this.#sql = sql;
     this.#idMapSize = idMapSize;
     this.#lastSeq = sql.lastQueued.get()?.seq ?? 0;
+    this.#lastUnreadSeq = sql.lastUnread.get()?.seq ?? 0;
     this.#turn = new TurnTransaction(db, sql, {
       committed: () => this.#committed(),
       rolledBack: () => this.#rolledBack(),
@@ -297,6 +302,7 @@ class SqliteStateStore implements StateStore {
     const log = new SqliteUnreadLog(
       this.#sql,
       this.#write,
+      () => ++this.#lastUnreadSeq,
       (work) => this.#turn.run(work),
       account,
       capacity,
@@ -397,6 +403,7 @@ class SqliteStateStore implements StateStore {
 class SqliteUnreadLog implements UnreadLog {
   readonly #sql: Statements;
   readonly #write: Write;
+  readonly #nextSeq: () => number;
   readonly #inTurn: (work: () => void) => void;
   readonly #account: string;
   readonly #capacity: number;
@@ -409,6 +416,7 @@ class SqliteUnreadLog implements UnreadLog {
   constructor(
     sql: Statements,
     write: Write,
+    nextSeq: () => number,
     inTurn: (work: () => void) => void,
     account: string,
     capacity: number,
@@ -416,6 +424,7 @@ class SqliteUnreadLog implements UnreadLog {
   ) {
     this.#sql = sql;
     this.#write = write;
+    this.#nextSeq = nextSeq;
     this.#inTurn = inTurn;
     this.#isOpen = isOpen;
     this.#account = account;
@@ -430,8 +439,10 @@ class SqliteUnreadLog implements UnreadLog {
   }
 
   append(encoded: string): void {
-    const written = this.#write(this.#sql.appendUnread, this.#account, encoded);
-    if (written !== undefined) this.#lastSeq = Number(written.lastInsertRowid);
+    // Never a number a dropped transaction had: SQLite would give it again, and a read of the messages up to the
+    // dropped one would then remove a newer message no client has read.
+    this.#lastSeq = this.#nextSeq();
+    this.#write(this.#sql.appendUnread, this.#lastSeq, this.#account, encoded);
     if (++this.#sinceTrim >= this.#capacity) {
       this.#sinceTrim = 0;
       this.#write(this.#sql.trimUnread, this.#account, this.#account, this.#capacity);
