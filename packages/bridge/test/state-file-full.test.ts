@@ -14,21 +14,17 @@ import type { BridgeProcess } from "./bridge-process.ts";
 import { startBridgeProcess } from "./bridge-process.ts";
 import { openStream, post, readMessages, suiteTeardown } from "./helpers.ts";
 
-/** The system's tools (util-linux), run as root. */
-const MOUNT = "mount";
-const UMOUNT = "umount";
-
 /** A tmpfs of `size` mounted on a fresh folder, unmounted and removed after the test; undefined when not allowed. */
 function smallDisk(teardown: Teardown, size: string): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), "state-full-"));
-  const mounted = spawnSync(MOUNT, ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
   if (mounted.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
   teardown.after(() => {
-    spawnSync(UMOUNT, [dir]);
+    spawnSync("umount", [dir]);
     rmSync(dir, { recursive: true, force: true });
   });
   return dir;
