@@ -1,12 +1,13 @@
 // POST /api/message straight from node:http, in front of fastify, for the ordinary request: a known content type, a
 // Content-Length within BodyLimit, a Host, no upgrade, a valid token (when one is set), the account serving. Every
 // other request (any doubt, any refusal decided from the headers) goes to fastify, which answers it as before. Once
-// a request is taken here, its possible answers are the route's own (200, 400, 503 during a stop, 500 when the
-// state file fails) in fastify's format: the same status, headers in the same order, body and log line.
+// a request is taken here, its possible answers are the route's own (200; 400; 503 during a stop or when the state
+// file cannot be written; 500) in fastify's format: the same status, headers in the same order, body and log line
+// (test/api-fast-post.test.ts holds them equal).
 //
-// Why: during a burst, fastify's request and reply objects, hooks, router and content-type parser cost about a
-// fifth of the bridge's CPU per posted message. The answers of one turn's posts also wait on one commit together:
-// one reaction to it answers them all.
+// Why: fastify's request and reply objects, hooks, router and content-type parser sit on the hottest path of an
+// api -> IRC burst (docs/benchmarks.md, Bridge over IRC). The posts waiting for one commit are answered from one
+// reaction to it, and their answers leave each connection in one write (coalesced-writes.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
@@ -176,12 +177,12 @@ export function fastPost(deps: FastPostDeps): FastPost {
     format: BodyFormat,
     bytes: Buffer,
   ) => {
-    const turn = largeBodyTurn(bytes.length);
+    const ownTurn = largeBodyTurn(bytes.length);
     // A small body is handled at once and kept nowhere, so it may be a view of the socket's read; a large one waits,
     // so it is a copy of its own.
-    if (turn === undefined) return handle(request, response, startedAt, { format, bytes });
+    if (ownTurn === undefined) return handle(request, response, startedAt, { format, bytes });
     const body: PostedBody = { format, bytes: Buffer.from(bytes) };
-    turn.then(() => handle(request, response, startedAt, body));
+    ownTurn.then(() => handle(request, response, startedAt, body));
   };
 
   /** A body that was not all there in the first read: taken chunk by chunk. */
