@@ -2,8 +2,7 @@
 // size and type the slot was asked for (the service checks both), bounded by a wait for the answer, a pause while
 // sending and a deadline for the whole upload that grows with the file's size. Errors name what went wrong, never
 // the URL (it may hold a secret).
-import { request } from "undici";
-import { filesAgent } from "../../core/files/http-agent.ts";
+import { filesHttp } from "../../core/files/http-agent.ts";
 import type { LocalFile } from "../../core/files/local-file.ts";
 import type { UploadSlot } from "./upload-slot.ts";
 
@@ -56,9 +55,10 @@ export async function putFile(
   cancel?.addEventListener("abort", stop, { once: true });
   const body = file.stream();
   try {
+    const { request, dispatcher } = await filesHttp();
     const response = await request(slot.putUrl, {
       method: "PUT",
-      dispatcher: filesAgent,
+      dispatcher,
       headers: { ...slot.headers, "content-type": file.mediaType, "content-length": String(file.size) },
       body,
       signal: deadline.signal,

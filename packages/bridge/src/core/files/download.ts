@@ -7,8 +7,8 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type Dispatcher, request } from "undici";
-import { filesAgent } from "./http-agent.ts";
+import type { Dispatcher } from "undici";
+import { filesHttp } from "./http-agent.ts";
 
 /** Where a file's bytes are, with the headers its source account's credentials need. */
 export interface FileRequest {
@@ -78,12 +78,13 @@ function discard(body: Readable): void {
 async function follow(file: FileRequest, path: string, limits: DownloadLimits, signal: AbortSignal) {
   let url = parseUrl(file.url);
   let headers = { ...file.headers };
+  const { request, dispatcher } = await filesHttp();
   for (let hop = 0; ; hop++) {
     const response = await request(url, {
       method: "GET",
       headers,
       signal,
-      dispatcher: filesAgent,
+      dispatcher,
       headersTimeout: limits.headersTimeoutMs,
       bodyTimeout: limits.idleTimeoutMs,
     });

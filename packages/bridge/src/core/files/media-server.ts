@@ -7,8 +7,7 @@ import { constants, createReadStream } from "node:fs";
 import { copyFile, lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { request } from "undici";
-import { filesAgent } from "./http-agent.ts";
+import { filesHttp } from "./http-agent.ts";
 
 export interface MediaServerSettings {
   /** Base URL files are PUT to ("" = write them below `downloadPath` instead). */
@@ -46,9 +45,10 @@ export async function storeOnMediaServer(
   const sha = await shortSha1(path);
   const safeName = mediaServerName(name);
   if (settings.upload !== "") {
+    const { request, dispatcher } = await filesHttp();
     const response = await request(`${settings.upload.replace(/\/+$/, "")}/${sha}/${encodeURIComponent(safeName)}`, {
       method: "PUT",
-      dispatcher: filesAgent,
+      dispatcher,
       headers: { "content-type": "binary/octet-stream" },
       body: createReadStream(path),
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
