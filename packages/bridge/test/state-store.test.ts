@@ -2,6 +2,7 @@
 // unread buffer bounded by its capacity and forgotten once read, a stop keeping what is queued; and the file itself
 // opened without trusting its folder (a symlink, a planted companion or a non-regular file refused, 0600 on creation).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -199,6 +200,46 @@ describe("opening the state file", () => {
       reopened.queued().map((row) => row.message.text),
       ["after"],
       "the settle of the failed turn was written again; none of its rows are kept",
+    );
+  });
+
+  it("writes confirmations a full disk held back with the next commit, keeping at most MAX_HELD_SETTLES", (t) => {
+    const path = join(tempDir(t), "s.db");
+    // A child process that ends without closing the store, as a kill -9 would: only what was committed counts.
+    const script = [
+      `import { pino } from "pino";`,
+      `import { MAX_HELD_SETTLES, openSqliteStateStore } from "./packages/bridge/src/core/sqlite-state-store.ts";`,
+      `import { emptyMessage } from "./packages/bridge/src/message.ts";`,
+      `const delivery = (text) => ({ account: "irc.net", channel: "#c", gateway: "g", message: emptyMessage({ text }) });`,
+      `const nextTurn = () => new Promise((resolve) => setImmediate(resolve));`,
+      `const store = openSqliteStateStore(${JSON.stringify(path)}, { idMapSize: 10, maxPageCount: 40 });`,
+      `store.reportFailuresTo(pino({ level: "info" }));`,
+      `const first = store.atomically(() => store.enqueue(delivery("first")));`,
+      `await store.committed();`,
+      `store.atomically(() => { for (let n = 0; n < 100; n++) store.enqueue(delivery("big " + "x".repeat(8000))); });`,
+      // Confirmations of the failed turn: more than are held, the one of a kept row last (the newest is kept).
+      `for (let n = 0; n < MAX_HELD_SETTLES + 5; n++) store.settle(1_000_000 + n);`,
+      `store.settle(first);`,
+      `await store.committed().catch(() => {});`,
+      `await nextTurn();`,
+      // Room again: the next commit (a routed message, no confirmation) takes the held ones with it.
+      `store.atomically(() => store.enqueue(delivery("after")));`,
+      `await store.committed();`,
+      `for (let n = 0; n < 3; n++) await nextTurn();`,
+      `process.exit(0);`,
+    ];
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script.join("\n")], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.match(child.stdout, /written again after 1 failed write\(s\); 6 confirmation\(s\) could not be kept/);
+    const reopened = openSqliteStateStore(path, { idMapSize: 10 });
+    t.after(() => reopened.close());
+    assert.deepEqual(
+      reopened.queued().map((row) => row.message.text),
+      ["after"],
+      "the confirmation held back by the failed turn was written with the next commit",
     );
   });
 

@@ -28,6 +28,8 @@ const KEPT_FOR_THE_PROCESS: object[] = [];
 const ID_MAP_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** The id map is pruned (age and count) once per this many new entries, and at start-up. */
 const PRUNE_EVERY = 500;
+/** Confirmations held while the state file cannot be written (a full disk), written once it can (see settle()). */
+export const MAX_HELD_SETTLES = 10_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -164,6 +166,9 @@ class SqliteStateStore implements StateStore {
   readonly #failureLog = new LogWindow();
   /** Turns whose writes failed since the last commit that went through. */
   #failedTurns = 0;
+  /** Settles let go since then (over MAX_HELD_SETTLES). */
+  #droppedSettles = 0;
+  #settlesScheduled = false;
   /** The turn's group commit, which `atomically` writes into. */
   readonly #turn: TurnTransaction;
   #keepQueued = false;
@@ -235,8 +240,18 @@ class SqliteStateStore implements StateStore {
    */
   settle(seq: number, copy?: CopyRecord): void {
     if (this.#keepQueued) return;
-    if (this.#settling.length === 0) process.nextTick(() => this.#flushSettles());
     this.#settling.push({ seq, copy });
+    this.#scheduleSettles();
+  }
+
+  /** Settles held back by a failed turn are written with the next ones, or by the next commit that goes through. */
+  #scheduleSettles(): void {
+    if (this.#settlesScheduled) return;
+    this.#settlesScheduled = true;
+    process.nextTick(() => {
+      this.#settlesScheduled = false;
+      this.#flushSettles();
+    });
   }
 
   #flushSettles(): void {
@@ -255,9 +270,19 @@ class SqliteStateStore implements StateStore {
     });
   }
 
-  /** Written again with the next settles (or at the stop): a message sent is not sent again after a restart. */
+  /**
+   * Written again with the next settles (or at the stop): a message sent is not sent again after a restart. At most
+   * MAX_HELD_SETTLES are held while the file cannot be written; past them the oldest are let go, and those messages
+   * may be sent again after a restart (at least once), rather than memory growing with every message of the outage.
+   */
   #failedSettles(settled: Settled[]): void {
-    this.#settling = settled.concat(this.#settling);
+    const held = settled.concat(this.#settling);
+    const over = held.length - MAX_HELD_SETTLES;
+    if (over > 0) {
+      held.splice(0, over);
+      this.#droppedSettles += over;
+    }
+    this.#settling = held;
   }
 
   queued(): QueuedRow[] {
@@ -344,11 +369,21 @@ class SqliteStateStore implements StateStore {
   #committed(): void {
     this.#settlingInTurn = [];
     if (this.#failedTurns === 0) return;
+    if (this.#settling.length > 0) this.#scheduleSettles();
+    const dropped = this.#droppedSettles;
     this.#logger?.info(
-      { stateFile: this.path, failedTurns: this.#failedTurns },
-      `state file ${this.path} written again after ${this.#failedTurns} failed write(s)`,
+      {
+        stateFile: this.path,
+        failedTurns: this.#failedTurns,
+        ...(dropped > 0 ? { droppedConfirmations: dropped } : {}),
+      },
+      `state file ${this.path} written again after ${this.#failedTurns} failed write(s)` +
+        (dropped > 0
+          ? `; ${dropped} confirmation(s) could not be kept: those messages may be sent again after a restart`
+          : ""),
     );
     this.#failedTurns = 0;
+    this.#droppedSettles = 0;
   }
 
   #rolledBack(): void {
