@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { pino } from "pino";
-import { openSqliteStateStore } from "../src/core/sqlite-state-store.ts";
+import { MAX_HELD_SETTLES, openSqliteStateStore } from "../src/core/sqlite-state-store.ts";
 import { StateFileError, stateFilePath } from "../src/core/state-file.ts";
 import type { StoredDelivery } from "../src/core/state-store.ts";
 import { StateWriteError } from "../src/core/turn-transaction.ts";
@@ -208,7 +208,7 @@ describe("opening the state file", () => {
     // A child process that ends without closing the store, as a kill -9 would: only what was committed counts.
     const script = [
       `import { pino } from "pino";`,
-      `import { MAX_HELD_SETTLES, openSqliteStateStore } from "./packages/bridge/src/core/sqlite-state-store.ts";`,
+      `import { openSqliteStateStore } from "./packages/bridge/src/core/sqlite-state-store.ts";`,
       `import { emptyMessage } from "./packages/bridge/src/message.ts";`,
       `const delivery = (text) => ({ account: "irc.net", channel: "#c", gateway: "g", message: emptyMessage({ text }) });`,
       `const nextTurn = () => new Promise((resolve) => setImmediate(resolve));`,
@@ -218,7 +218,7 @@ describe("opening the state file", () => {
       `await store.committed();`,
       `store.atomically(() => { for (let n = 0; n < 100; n++) store.enqueue(delivery("big " + "x".repeat(8000))); });`,
       // Confirmations of the failed turn: more than are held, the one of a kept row last (the newest is kept).
-      `for (let n = 0; n < MAX_HELD_SETTLES + 5; n++) store.settle(1_000_000 + n);`,
+      `for (let n = 0; n < ${MAX_HELD_SETTLES + 5}; n++) store.settle(1_000_000 + n);`,
       `store.settle(first);`,
       `await store.committed().catch(() => {});`,
       `await nextTurn();`,
