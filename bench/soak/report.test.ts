@@ -1,6 +1,8 @@
 // The soak's arithmetic, ledger and report on made-up samples: no processes, no timing.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
+import { growthBeyondJitter } from "./handle-growth.ts";
 import { Ledger } from "./ledger.ts";
 import { figures, goals, renderReport, type SoakResult } from "./report.ts";
 import { figuresOf, GATEWAY_METRICS, STANDARD_METRICS } from "./sampler.ts";
@@ -69,6 +71,20 @@ function result(gatewayGrowth: number, lost: number): SoakResult {
     machine: { cpus: 2, loadBefore: [1, 1, 1], loadAfter: [2, 2, 2] },
     snapshots: {},
   };
+}
+
+/** The run of `result` with the bridge's quiet moments every 10 minutes from warm-up, these handles at each. */
+function withBridgeHandles(counts: number[]): SoakResult {
+  const run = result(0, 0);
+  const bridge = run.processes[1];
+  if (bridge)
+    bridge.quiet = counts.map((handles, i) => ({
+      t: 720 + i * 600,
+      heapUsedBytes: 20 * MB,
+      handles,
+      resources: { TCPSocketWrap: handles, Timeout: 3 + (i % 2) },
+    }));
+  return run;
 }
 
 describe("soak bench", () => {
@@ -143,11 +159,62 @@ describe("soak bench", () => {
     assert.equal(leaking.find((g) => g.goal.startsWith("bridge: heap"))?.met, true);
     assert.equal(leaking.find((g) => g.goal === "zero lost bridge messages")?.met, false);
     const grown = result(0, 0);
-    const quiet = grown.processes[0]?.quiet.at(-1);
-    if (quiet) quiet.resources = { TCPSocketWrap: 11, Timeout: 9 };
-    if (quiet) quiet.handles = 11;
+    for (const quiet of grown.processes[0]?.quiet.slice(-2) ?? []) {
+      quiet.resources = { TCPSocketWrap: 11, Timeout: 9 };
+      quiet.handles = 11;
+    }
     assert.deepEqual(figures(grown.processes[0] as never, 720).grown, ["TCPSocketWrap +3"]);
     assert.equal(goals(grown).find((g) => g.goal.startsWith("gateway: no handle"))?.met, false);
+  });
+
+  it("calls a handle count that moves between 10 and 11 no growth, and shows every quiet count", () => {
+    const moving = withBridgeHandles([10, 11, 10, 11, 11, 11, 10, 10, 11]);
+    const goal = goals(moving).find((g) => g.goal.startsWith("bridge: no handle"));
+    assert.equal(goal?.met, true, JSON.stringify(goal));
+    assert.match(goal?.detail ?? "", /^10, 11, 10, 11, 11, 11, 10, 10, 11 \(/);
+    assert.deepEqual(figures(moving.processes[1] as never, 720).grown, []);
+    assert.match(renderReport(moving), /^\| bridge \|.*\| 10, 11, 10, 11, 11, 11, 10, 10, 11 \|/m);
+  });
+
+  it("calls a steady leak of one handle per quiet moment growth, however many moments", () => {
+    const leaking = withBridgeHandles([10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    const goal = goals(leaking).find((g) => g.goal.startsWith("bridge: no handle"));
+    assert.equal(goal?.met, false, JSON.stringify(goal));
+    assert.match(goal?.detail ?? "", /^10, 11, 12, 13, 14, 15, 16, 17, 18 \(TCPSocketWrap \+4\)/);
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 40 }), fc.nat(50), (moments, from) => {
+        const counts = Array.from({ length: moments }, (_, i) => from + i);
+        assert.ok((growthBeyondJitter(counts) ?? 0) > 0, counts.join(" "));
+      }),
+    );
+    // From 5 moments on, a leak shows through a socket that is open at some quiet moments and not at others.
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 5, maxLength: 40 }), (open) => {
+        const counts = open.map((isOpen, i) => 10 + i + (isOpen ? 1 : 0));
+        assert.ok((growthBeyondJitter(counts) ?? 0) > 0, counts.join(" "));
+      }),
+    );
+  });
+
+  it("judges the heap goal on the unrounded slope and prints digits enough to agree with it", () => {
+    const heapGoal = (growth: number) => {
+      const run = result(growth, 0);
+      const goal = goals(run).find((g) => g.goal.startsWith("gateway: heap"));
+      const row = renderReport(run).match(/^\| gateway \| ([^|]+) \|/m)?.[1];
+      return { met: goal?.met, detail: goal?.detail, row };
+    };
+    const over = heapGoal(1.004);
+    assert.equal(over.met, false);
+    assert.match(over.detail ?? "", /^1\.004 MB\/hour/);
+    assert.equal(over.row, "+1.004");
+    const under = heapGoal(0.996);
+    assert.equal(under.met, true);
+    assert.match(under.detail ?? "", /^0\.996 MB\/hour/);
+    assert.equal(under.row, "+0.996");
+    const justUnder = heapGoal(0.99999);
+    assert.equal(justUnder.met, true);
+    assert.equal(justUnder.row, "+0.99999");
+    assert.equal(heapGoal(0.91).row, "+0.91", "two digits where they cannot mislead");
   });
 
   it("prints a row per process with the difference to the baseline, and the verdict", () => {

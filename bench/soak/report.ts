@@ -1,6 +1,7 @@
-// The soak's report: per process, heap and RSS slopes after warm-up (MB/hour) beside the baseline's, handles at the
-// first and last quiet moment, event-loop delay; then the errors, the bridge's ledger and the verdict against the
-// goals. Pure: everything it needs comes in `SoakResult`, which main.ts also writes as JSON.
+// The soak's report: per process, heap and RSS slopes after warm-up (MB/hour) beside the baseline's, handles at
+// every quiet moment, event-loop delay; then the errors, the bridge's ledger and the verdict against the goals.
+// Pure: everything it needs comes in `SoakResult`, which main.ts also writes as JSON.
+import { growthBeyondJitter } from "./handle-growth.ts";
 import type { LedgerSummary } from "./ledger.ts";
 import { max, mbPerHour, median, type Sample, slopePerSecond } from "./stats.ts";
 
@@ -56,9 +57,11 @@ interface ProcessFigures {
   /** MB/hour over every sample after warm-up (garbage included: noisier). */
   heapSlope?: number;
   rssSlope?: number;
-  handlesFirst?: number;
-  handlesLast?: number;
-  /** Resource types whose quiet count grew, e.g. "TCPSocketWrap +3". */
+  /** Handles at each quiet moment. */
+  handles: number[];
+  /** How far the handles grew beyond their jitter (see handle-growth.ts): > 0 is growth; undefined below 2 counts. */
+  handleGrowth?: number;
+  /** Resource types whose quiet count grew by the same measure, e.g. "TCPSocketWrap +3". */
   grown: string[];
   loopP99Median?: number;
   loopP99Max?: number;
@@ -73,14 +76,14 @@ export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFi
   const from = Math.max(warmupSeconds, series.quiet[0]?.t ?? 0);
   const after = series.samples.filter((s) => s.t >= from);
   const loop = after.flatMap((s) => (s.loopDelayP99Seconds === undefined ? [] : [s.loopDelayP99Seconds * 1000]));
-  const first = series.quiet[0];
-  const last = series.quiet.at(-1);
+  const handles = series.quiet.flatMap((s) => (s.handles === undefined ? [] : [s.handles]));
+  const withResources = series.quiet.flatMap((s) => (s.resources === undefined ? [] : [s.resources]));
+  const types = new Set(withResources.flatMap((resources) => Object.keys(resources)));
   const grown: string[] = [];
-  if (first?.resources && last?.resources && series.quiet.length > 1) {
-    for (const [type, count] of Object.entries(last.resources)) {
-      const before = first.resources[type] ?? 0;
-      if (count > before && type !== "Timeout" && type !== "Immediate") grown.push(`${type} +${count - before}`);
-    }
+  for (const type of types) {
+    if (type === "Timeout" || type === "Immediate") continue;
+    const growth = growthBeyondJitter(withResources.map((resources) => resources[type] ?? 0));
+    if (growth !== undefined && growth > 0) grown.push(`${type} +${growth}`);
   }
   const live = series.quiet.flatMap((s) =>
     s.heapUsedBytes === undefined ? [] : [{ t: s.t, y: s.heapUsedBytes / MB }],
@@ -93,8 +96,8 @@ export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFi
     liveLast: live.length > 1 ? live.at(-1)?.y : undefined,
     heapSlope: mbPerHour(series.samples, "heapUsedBytes", from),
     rssSlope: mbPerHour(series.samples, "rssBytes", from),
-    handlesFirst: first?.handles,
-    handlesLast: series.quiet.length > 1 ? last?.handles : undefined,
+    handles,
+    handleGrowth: growthBeyondJitter(handles),
     grown,
     loopP99Median: median(loop),
     loopP99Max: max(loop),
@@ -104,7 +107,20 @@ export function figures(series: ProcessSeries, warmupSeconds: number): ProcessFi
 }
 
 const n = (value: number | undefined, digits = 2) => (value === undefined ? "n/a" : value.toFixed(digits));
-const signed = (value: number | undefined) => (value === undefined ? "n/a" : `${value >= 0 ? "+" : ""}${n(value)}`);
+const signed = (value: number | undefined, digits = 2) =>
+  value === undefined ? "n/a" : `${value >= 0 ? "+" : ""}${n(value, digits)}`;
+/**
+ * Digits enough that the printed value lies on the same side of `goal` as the value itself (below, on or above it):
+ * 0.996 and 1.004 print as such, not both as 1.00, which reads as neither met nor not met.
+ */
+function digitsBeside(value: number | undefined, goal: number, digits = 2): number {
+  if (value === undefined) return digits;
+  const side = Math.sign(value - goal);
+  for (let d = digits; d < 20; d++) if (Math.sign(Number(value.toFixed(d)) - goal) === side) return d;
+  return 20;
+}
+const quietCounts = (f: ProcessFigures) =>
+  `${f.handles.length > 0 ? f.handles.join(", ") : "n/a"}${f.grown.length > 0 ? ` (${f.grown.join(", ")})` : ""}`;
 const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
 const listed = (record: Record<string, number>) =>
   Object.entries(record)
@@ -125,12 +141,15 @@ export function goals(result: SoakResult): Goal[] {
     out.push({
       goal: `${f.name}: heap slope under ${GOAL_HEAP_MB_PER_HOUR} MB/hour after warm-up (live heap, quiet moments)`,
       met: f.liveSlope !== undefined && f.liveSlope < GOAL_HEAP_MB_PER_HOUR,
-      detail: `${n(f.liveSlope)} MB/hour (${n(f.liveFirst)} -> ${n(f.liveLast)} MB); every sample: ${n(f.heapSlope)} MB/hour`,
+      detail: `${n(f.liveSlope, digitsBeside(f.liveSlope, GOAL_HEAP_MB_PER_HOUR))} MB/hour (${n(f.liveFirst)} -> ${n(f.liveLast)} MB); every sample: ${n(f.heapSlope)} MB/hour`,
     });
     out.push({
-      goal: `${f.name}: no handle growth (quiet moments, after warm-up vs end)`,
-      met: f.handlesFirst !== undefined && f.handlesLast !== undefined && f.handlesLast <= f.handlesFirst,
-      detail: `${n(f.handlesFirst, 0)} -> ${n(f.handlesLast, 0)}${f.grown.length > 0 ? ` (${f.grown.join(", ")})` : ""}`,
+      goal: `${f.name}: no handle growth (quiet moments: the last third's lowest count vs the first third's highest)`,
+      met: f.handleGrowth !== undefined && f.handleGrowth <= 0,
+      detail:
+        f.handleGrowth === undefined
+          ? `${quietCounts(f)} (fewer than 2 quiet counts)`
+          : `${quietCounts(f)} (last third's lowest minus first third's highest: ${signed(f.handleGrowth, 0)})`,
     });
   }
   const g = result.gateway;
@@ -162,7 +181,7 @@ export function renderReport(result: SoakResult): string {
     `soak: ${result.minutes} min from ${result.startedAt}, samples every ${result.sampleSeconds} s, ` +
       `warm-up ${Math.round(result.warmupSeconds)} s discarded`,
     "",
-    "| process | live heap MB/h | live heap MB first -> last | live MB/h - baseline | heap MB/h, every sample | RSS MB/h | handles (quiet) first -> last | loop p99 ms median / max | samples |",
+    "| process | live heap MB/h | live heap MB first -> last | live MB/h - baseline | heap MB/h, every sample | RSS MB/h | handles, each quiet moment | loop p99 ms median / max | samples |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   );
   for (const f of all) {
@@ -171,8 +190,8 @@ export function renderReport(result: SoakResult): string {
         ? "–"
         : signed(f.liveSlope - baseline.liveSlope);
     lines.push(
-      `| ${f.name} | ${signed(f.liveSlope)} | ${n(f.liveFirst)} -> ${n(f.liveLast)} | ${versus} | ` +
-        `${signed(f.heapSlope)} | ${signed(f.rssSlope)} | ${n(f.handlesFirst, 0)} -> ${n(f.handlesLast, 0)}${f.grown.length ? ` (${f.grown.join(", ")})` : ""} | ` +
+      `| ${f.name} | ${signed(f.liveSlope, digitsBeside(f.liveSlope, GOAL_HEAP_MB_PER_HOUR))} | ${n(f.liveFirst)} -> ${n(f.liveLast)} | ${versus} | ` +
+        `${signed(f.heapSlope)} | ${signed(f.rssSlope)} | ${quietCounts(f)} | ` +
         `${n(f.loopP99Median, 1)} / ${n(f.loopP99Max, 1)} | ${f.samples}${f.scrapeFailures ? ` (${f.scrapeFailures} failed)` : ""} |`,
     );
   }
