@@ -4,6 +4,7 @@ import type { Budget } from "../policy/budget.ts";
 import type { RoutingTimings } from "../routing/router.ts";
 import type { EventBus, RequestCompleted } from "./events.ts";
 import { FastCounter, FastHistogram } from "./fast-metrics.ts";
+import { KeyMetrics, spendSeries } from "./key-metrics.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
 /** Label value for a model no backend lists: client-chosen names never become label values (bounded cardinality). */
@@ -26,9 +27,6 @@ export interface MetricsSources {
   /** Every key's spend in its budget period, by name (auth on). */
   keySpend?: () => Promise<{ name: string; usd: number }[]>;
 }
-
-/** Key names become label values: past this many distinct ones, the rest are "other" (bounded cardinality). */
-const MAX_KEY_LABELS = 1000;
 
 /**
  * The Prometheus metrics (`GET /metrics`), all read from the event stream or, for gauges, from the fleet, queue and
@@ -128,39 +126,24 @@ export class GatewayMetrics {
       if (event.promptTokens) tokens.inc(tokens.cell(model, backend, "prompt"), event.promptTokens);
       if (event.completionTokens) tokens.inc(tokens.cell(model, backend, "completion"), event.completionTokens);
     });
-    const keyRequests = counter(
-      "gateway_key_requests_total",
-      "Model requests by virtual key name and HTTP status (auth on).",
-      ["key", "status"],
-    );
-    const keyTokens = counter("gateway_key_tokens_total", "Tokens by virtual key name and type (prompt, completion).", [
-      "key",
-      "type",
-    ]);
-    const keyLabels = new Set<string>();
-    const keyLabel = (name: string) => {
-      if (keyLabels.has(name)) return name;
-      if (keyLabels.size >= MAX_KEY_LABELS) return OTHER_MODEL;
-      keyLabels.add(name);
-      return name;
-    };
+    // Key names are label values: bounded to the most recently used ones (key-metrics.ts).
+    const keyMetrics = new KeyMetrics(this.registry);
     events.on("request_completed", (event) => {
       if (event.key === undefined) return;
-      const key = keyLabel(event.key);
-      keyRequests.inc(keyRequests.cell(key, String(event.status)));
-      if (event.promptTokens) keyTokens.inc(keyTokens.cell(key, "prompt"), event.promptTokens);
-      if (event.completionTokens) keyTokens.inc(keyTokens.cell(key, "completion"), event.completionTokens);
+      keyMetrics.record(event.key, event.status, event.promptTokens, event.completionTokens);
     });
     if (keySpend) {
       new Gauge({
         name: "gateway_key_spend_usd",
-        help: "Spend of each virtual key in its budget period (shared by every replica), by key name.",
+        help:
+          "Spend of each virtual key in its budget period (shared by every replica), by key name; past the 1,000 " +
+          "highest spends, the rest summed in key (other).",
         labelNames: ["key"],
         registers,
         async collect() {
           this.reset();
           try {
-            for (const { name, usd } of await keySpend()) this.inc({ key: keyLabel(name) }, usd);
+            for (const { key, usd } of spendSeries(await keySpend())) this.inc({ key }, usd);
           } catch {
             // The store is away: no values rather than a failed scrape (gateway_state_store_up says why).
           }
