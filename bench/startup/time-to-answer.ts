@@ -2,7 +2,10 @@
 // back; the times are spawn → the first connection accepted, and spawn → the first answer (they differ when the
 // process listens and then keeps its event loop busy, e.g. loading more modules). The process is then stopped (SIGTERM, SIGKILL after a grace period) and
 // awaited before the next run, untimed, so that runs never overlap and the port is free again.
+// Beside the wall-clock times, the CPU time the process (all its threads) had used when the answer came: unlike the
+// wall clock, other work on a shared machine barely changes it.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 
 /** A start that never answers within this is a failure, not a slow run. */
@@ -23,6 +26,21 @@ export interface ListeningTarget {
 export interface StartTimes {
   acceptedMs: number;
   answeredMs: number;
+  /** CPU time of the process up to the answer (NaN without Linux's /proc). */
+  cpuMs: number;
+}
+
+/** The CPU time the threads of `pid` still running have used (Linux: each thread's schedstat, in nanoseconds). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Resolves to the time the connection was accepted and whether an answer came (false: refused or reset). */
@@ -69,7 +87,9 @@ export async function timeToAnswer(target: ListeningTarget): Promise<StartTimes>
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
     for (;;) {
       const attempt = await ask(target.url, started);
-      if (attempt.answered) return { acceptedMs: attempt.acceptedMs, answeredMs: elapsedMs(started) };
+      if (attempt.answered) {
+        return { acceptedMs: attempt.acceptedMs, answeredMs: elapsedMs(started), cpuMs: cpuMsOf(child.pid) };
+      }
       if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`${target.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output}`);
       }
