@@ -1,4 +1,6 @@
-import { Pool } from "undici";
+// undici's modules one by one, not its index (see undici-modules.d.ts).
+import request from "undici/lib/api/api-request.js";
+import Pool from "undici/lib/dispatcher/pool.js";
 import type { BackendSettings } from "../config/types.ts";
 import { toUnreachable } from "./network-errors.ts";
 import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
@@ -53,7 +55,7 @@ export class BackendHttpClient {
     const headers = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
     const timeout = options.timeoutMs ?? this.#timeoutMs;
     try {
-      const response = await this.#pool.request({
+      const response = await request.call(this.#pool, {
         method,
         path: this.#basePath + path,
         headers: options.ids ? { ...headers, ...idHeaders(options.ids) } : headers,

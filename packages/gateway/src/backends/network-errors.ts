@@ -1,4 +1,4 @@
-import { errors } from "undici";
+import errors from "undici/lib/core/errors.js";
 
 /** A failure to get any HTTP answer from a backend (refused, reset, DNS, timeout). */
 export class UpstreamUnreachable extends Error {

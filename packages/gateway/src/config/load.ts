@@ -6,7 +6,7 @@ import type { BackendTypeSpec } from "./backend-type.ts";
 import { ConfigError } from "./config-error.ts";
 import { defaultConfigInput } from "./defaults.ts";
 import { formatIssue } from "./format-issue.ts";
-import { COMMON_BACKEND_KEYS, configSchemaFor, INACTIVE_KEYS, type RawConfig } from "./schema.ts";
+import { COMMON_BACKEND_KEYS, configSchemaFor, INACTIVE_KEYS, PARSE_ONCE, type RawConfig } from "./schema.ts";
 import type {
   AuthSettings,
   BackendSettings,
@@ -196,7 +196,7 @@ function buildConfig(
   env: NodeJS.ProcessEnv,
 ): GatewayConfig {
   const configSchema = configSchemaFor(types);
-  const parsed = configSchema.safeParse(input);
+  const parsed = configSchema.safeParse(input, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`${source}: ${formatIssue(issue, configSchema, input)}`);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** `[[backends]]` keys of type "openai": sent as OpenAI-Organization and OpenAI-Project. */
 export const openAiOptions = {
