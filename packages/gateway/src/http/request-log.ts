@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { factsOf, knownFacts } from "../request/facts.ts";
@@ -18,38 +18,53 @@ const MODEL_ROUTES = new Map<string, Endpoint>([
  * for model requests the model, backend, route reason and tokens, read from that same event so the log, history,
  * stats and metrics agree. Never headers or bodies.
  */
-export function trackRequests(app: FastifyInstance, gatewayLogger: Logger, events: EventBus): void {
-  const write = gatewayLogger.isLevelEnabled("info") ? accessLineWriter(gatewayLogger) : undefined;
+export function trackRequests(app: FastifyInstance, track: RequestTracker): void {
   app.addHook("onRequest", (request, reply, done) => {
     const endpoint = request.method === "POST" ? MODEL_ROUTES.get(request.routeOptions.url ?? "") : undefined;
+    track(request.raw, reply.raw, String(request.id), request.method, request.url, endpoint);
+    done();
+  });
+}
+
+/** Watches one request until its response is done (see trackRequests); the fast chat path calls it directly. */
+export type RequestTracker = (
+  request: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  method: string,
+  url: string,
+  endpoint: Endpoint | undefined,
+) => void;
+
+export function requestTracker(gatewayLogger: Logger, events: EventBus): RequestTracker {
+  const write = gatewayLogger.isLevelEnabled("info") ? accessLineWriter(gatewayLogger) : undefined;
+  return (request, res, requestId, method, url, endpoint) => {
     if (request.headers.upgrade !== undefined && endpoint === undefined) {
-      logUpgrade(gatewayLogger, write, request.id, request.method, request.url, reply.raw);
-      return done();
+      logUpgrade(gatewayLogger, write, requestId, method, url, res);
+      return;
     }
     const started = performance.now();
-    const res = reply.raw;
     if (endpoint) {
-      const facts = factsOf(request.raw);
+      const facts = factsOf(request);
       facts.endpoint = endpoint;
-      facts.requestId = String(request.id);
+      facts.requestId = requestId;
     }
     res.once("close", () => {
       const ms = performance.now() - started;
       const status = res.writableFinished ? res.statusCode : 499;
-      const facts = knownFacts(request.raw);
+      const facts = knownFacts(request);
       const report = () => {
         const completed =
           facts?.endpoint !== undefined
             ? completedEvent({ ...facts, endpoint: facts.endpoint }, res, status, ms)
             : undefined;
         if (completed) events.emit(completed);
-        if (write) logLine(write, request.id, request.method, request.url, status, ms, completed);
+        if (write) logLine(write, requestId, method, url, status, ms, completed);
       };
       if (facts?.dispatch) facts.dispatch.then(report, report);
       else report();
     });
-    done();
-  });
+  };
 }
 
 /**

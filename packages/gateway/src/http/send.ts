@@ -26,7 +26,7 @@ export function sendError(
 }
 
 /** Writes an ApiError on a raw (hijacked) response. */
-function sendRawError(
+export function sendRawError(
   res: ServerResponse,
   error: ApiError,
   requestId: string,
@@ -97,9 +97,20 @@ export async function answerDispatch(
   try {
     answerOutcome(await run, res, requestId, envelope);
   } catch (error) {
-    logger.error({ err: error, requestId }, "dispatch failed");
-    if (!res.headersSent)
-      sendRawError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId, {}, envelope);
-    else res.destroy();
+    failRequest(res, requestId, logger, error, envelope);
   }
+}
+
+/** An unexpected failure of a route that owns its raw response: a 500 in the envelope, or the connection closed. */
+export function failRequest(
+  res: ServerResponse,
+  requestId: string,
+  logger: Logger,
+  error: unknown,
+  envelope: ErrorEnvelope = openAiEnvelope,
+): void {
+  logger.error({ err: error, requestId }, "request failed");
+  if (!res.headersSent)
+    sendRawError(res, new ApiError(500, "Internal error", "server_error", "internal_error"), requestId, {}, envelope);
+  else res.destroy();
 }

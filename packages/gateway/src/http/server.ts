@@ -6,12 +6,13 @@ import { ApiError } from "../request/errors.ts";
 import { registerAuth } from "./auth.ts";
 import type { GatewayContext } from "./context.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
+import { fastChat } from "./fast-chat.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
-import { trackRequests } from "./request-log.ts";
+import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
-import { registerChatRoute } from "./routes/chat.ts";
+import { chatServer, registerChatRoute } from "./routes/chat.ts";
 import { registerDashboard } from "./routes/dashboard.ts";
 import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
@@ -20,18 +21,41 @@ import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerOllamaRoutes } from "./routes/ollama.ts";
 import { registerResponsesRoutes } from "./routes/responses.ts";
-import { sendError } from "./send.ts";
+import { sendError, sendRawError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Routes whose long texts may stay in the parse worker (see JsonBody.slim). */
 const SLIM_ROUTES = new Set(["/v1/chat/completions", "/v1/embeddings"]);
 
+/** The client's X-Request-Id when it is a sane one, else a new UUID. */
+function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers["x-request-id"];
+  return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** Builds the HTTP server: JSON parsing with a body limit, the error envelope everywhere, and the routes. */
 
 export function buildServer(context: GatewayContext): FastifyInstance {
   const { server: settings } = context.config;
   const clientTimeoutMs = settings.client_timeout_seconds * 1000;
+  const parseWorker = new JsonParseWorker();
+  const track = requestTracker(context.logger, context.events);
+  const serveChat = chatServer(context);
+  let closing = false;
+  // Keys are checked by fastify's hooks: with [auth] every request goes through fastify.
+  const fast = context.config.auth
+    ? undefined
+    : fastChat({
+        bodyLimit: settings.body_limit_bytes,
+        clientTimeoutMs,
+        parseWorker,
+        requestIdOf,
+        track,
+        serve: serveChat,
+        logger: context.logger,
+        isClosing: () => closing,
+      });
   const app = Fastify({
     // No framework logger: fastify then creates no per-request child logger. The gateway logs through its own pino
     // instance, with request ids where they matter (dispatch warnings, debug lines).
@@ -43,11 +67,9 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     forceCloseConnections: "idle",
-    genReqId: (request: IncomingMessage) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     serverFactory: (handler) => {
+      const toFastify = handler as (req: IncomingMessage, res: ServerResponse) => void;
       const server: Server = createServer(
         {
           requestTimeout: clientTimeoutMs,
@@ -55,14 +77,18 @@ export function buildServer(context: GatewayContext): FastifyInstance {
           connectionsCheckingInterval: Math.min(1_000, clientTimeoutMs),
           keepAliveTimeout: 65_000,
         },
-        handler as (req: IncomingMessage, res: ServerResponse) => void,
+        fast ? (req, res) => fast(req, res) || toFastify(req, res) : toFastify,
       );
       server.on("connect", (_request, socket) => answerConnect(socket));
       return server;
     },
   });
 
-  const parseWorker = new JsonParseWorker();
+  // From the start of a stop, new requests get fastify's 503 (return503OnClosing).
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onClose", () => parseWorker.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", (request, payload, done) => {
@@ -75,18 +101,19 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    // A body refused before it was read in full: the rest is drained (bounded) and the connection kept, so that a
-    // client still sending can read this answer. Fastify asks for "connection: close", which would reset it.
-    if (!request.raw.complete) {
-      drainRequest(request.raw, DRAIN_LIMIT_BYTES, clientTimeoutMs);
-      reply.removeHeader("connection");
-    }
+    // A body refused before it was read in full: the rest is drained (bounded), so that a client still sending can
+    // read this answer. The answer is written on the raw response, as fast-chat.ts writes it: fastify would ask for
+    // "connection: close" after any body it could not parse, which resets a client still sending and costs the others
+    // a new connection.
+    if (!request.raw.complete) drainRequest(request.raw, DRAIN_LIMIT_BYTES, clientTimeoutMs);
     const apiError =
       error instanceof ApiError
         ? error
         : fromFrameworkError(error as { statusCode?: number; code?: string; message: string });
     if (apiError.statusCode >= 500) context.logger.error({ err: error }, "request failed");
-    sendError(reply, apiError);
+    const { connection: _, ...headers } = reply.getHeaders() as Record<string, string>;
+    reply.hijack();
+    sendRawError(reply.raw, apiError, String(request.id), headers);
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(
@@ -100,11 +127,11 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     );
   });
 
-  trackRequests(app, context.logger, context.events);
+  trackRequests(app, track);
   // Before the routes: every route, later ones included, passes through authentication and the key's limits.
   if (context.config.auth) registerAuth(app, context, context.config.auth);
   registerKeyRoutes(app, context);
-  registerChatRoute(app, context);
+  registerChatRoute(app, serveChat);
   registerEmbeddingsRoute(app, context);
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { chatJob } from "../../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
@@ -10,50 +11,74 @@ import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
 import { routeControls } from "../route-controls.ts";
-import { answerDispatch, sendError } from "../send.ts";
+import { answerDispatch, failRequest, sendRawError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateChat } from "../validate-chat.ts";
 
-/** POST /v1/chat/completions: validate, route, dispatch (streaming or not; queued when every backend is full). */
-export function registerChatRoute(app: FastifyInstance, context: GatewayContext): void {
-  const { router, registry, events, pipeline } = context;
-  app.post("/v1/chat/completions", async (request, reply) => {
-    setBudgetHeaders(reply.raw, context.budget);
-    const controls = routeControls(request.headers);
-    const parsed = request.body as JsonBody | undefined;
+/** Serves one POST /v1/chat/completions whose body has been read, on the raw response (fastify's route and fast-chat.ts). */
+export type ChatServer = (
+  requestId: string,
+  request: IncomingMessage,
+  res: ServerResponse,
+  parsed: JsonBody | undefined,
+) => Promise<void>;
+
+/** POST /v1/chat/completions through fastify: the requests fast-chat.ts did not take. */
+export function registerChatRoute(app: FastifyInstance, serve: ChatServer): void {
+  app.post("/v1/chat/completions", (request, reply) => {
+    reply.hijack();
+    return serve(String(request.id), request.raw, reply.raw, request.body as JsonBody | undefined);
+  });
+}
+
+/** Validate, route, dispatch (streaming or not; queued when every backend is full). */
+export function chatServer(context: GatewayContext): ChatServer {
+  const { router, registry, events, pipeline, logger } = context;
+  const serve = async (
+    requestId: string,
+    request: IncomingMessage,
+    res: ServerResponse,
+    parsed: JsonBody | undefined,
+  ) => {
+    setBudgetHeaders(res, context.budget);
+    const headers = request.headers;
+    const controls = routeControls(headers);
     const value = parsed?.value as Record<string, unknown> | undefined;
     const requested = typeof value?.["model"] === "string" ? value["model"] : "";
     const stream = value?.["stream"] === true;
-    const requestId = String(request.id);
-    Object.assign(factsOf(request.raw), { model: requested, stream, priority: controls.priority });
+    const facts = factsOf(request);
+    facts.model = requested;
+    facts.stream = stream;
+    facts.priority = controls.priority;
+    const traceparent = traceparentOf(headers);
     events.emit({
       type: "request_received",
       requestId,
-      traceparent: traceparentOf(request.headers),
+      traceparent,
       endpoint: "chat",
       requestedModel: requested,
       stream,
       priority: controls.priority,
     });
-    if (parsed === undefined) return sendError(reply, invalidRequest("Request body is required", null, "invalid_json"));
+    const refuse = (error: ApiError, extra?: Record<string, string>) => sendRawError(res, error, requestId, extra);
+    if (parsed === undefined) return refuse(invalidRequest("Request body is required", null, "invalid_json"));
     const body = validateChat(parsed.value);
-    if (body instanceof ApiError) return sendError(reply, body);
+    if (body instanceof ApiError) return refuse(body);
     const requirements = chatRequirements(body);
     const route = () => router.decide(requested, requirements, registry, controls);
     const decision = route();
-    if (decision.outcome === "unknown_model") return sendError(reply, modelNotFound(requested, decision.available));
+    if (decision.outcome === "unknown_model") return refuse(modelNotFound(requested, decision.available));
     if (decision.outcome === "unavailable") {
-      const { error, headers } = noAvailableBackend(requested, decision, "chat completions");
-      return sendError(reply, error, headers);
+      const { error, headers: extra } = noAvailableBackend(requested, decision, "chat completions");
+      return refuse(error, extra);
     }
     // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
     const estimatedTokens = mayUseCloud(decision) ? await countPromptTokens(body) : requirements.estimatedTokens;
-    reply.hijack();
     const maxTokens = body.max_tokens;
     const job = chatJob({
       requestId,
-      traceparent: traceparentOf(request.headers),
-      facts: factsOf(request.raw),
+      traceparent,
+      facts,
       requestedModel: requested,
       priority: controls.priority,
       body,
@@ -65,12 +90,15 @@ export function registerChatRoute(app: FastifyInstance, context: GatewayContext)
       prices: context.prices,
       route,
     });
-    const dispatch = pipeline.run(job, decision, reply.raw);
-    factsOf(request.raw).dispatch = dispatch;
+    const dispatch = pipeline.run(job, decision, res);
+    facts.dispatch = dispatch;
     // Returned, not awaited: an async function waiting for a stream's end would hold its whole frame (the parsed
     // body, the decision, everything above) for as long as the stream lasts.
-    return answerDispatch(dispatch, reply.raw, requestId, context.logger);
-  });
+    return answerDispatch(dispatch, res, requestId, logger);
+  };
+  // The route's answers are its own (hijacked): anything it throws is answered here, never left hanging.
+  return (requestId, request, res, parsed) =>
+    serve(requestId, request, res, parsed).catch((error: unknown) => failRequest(res, requestId, logger, error));
 }
 
 /** Whether a backend that may serve (now, or after waiting for a slot) is a cloud one. */
