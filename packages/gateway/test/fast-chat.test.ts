@@ -40,6 +40,7 @@ describe("which chat requests the fast path takes", () => {
       parseWorker: worker,
       requestIdOf: () => "id",
       track: () => {},
+      gate: undefined,
       serve: async (_id, _request, res, parsed) => {
         res.end(JSON.stringify(parsed?.value));
       },
@@ -118,102 +119,140 @@ describe("which chat requests the fast path takes", () => {
   });
 });
 
-describe("a chat request answered by the fast path and by fastify's route", () => {
-  let fake: FakeLlmServer;
-  let gateway: RunningGateway;
-  const lines: string[] = [];
-  before(async () => {
-    fake = await startFakeOpenAI({ models: [{ id: "m" }] });
-    const toml = `[server]\nport = 0\n[discovery]\nenabled = false\n${backendToml("box", fake.url, "vllm")}[routing.aliases]\n"alias" = "m"\n`;
-    const sink = { write: (line: string) => void lines.push(line) };
-    gateway = await startGateway(parseConfigText(toml, "fast.toml", {}), pino({ level: "info" }, sink));
-  });
-  after(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+const MASTER = "master-key-for-the-fast-path-test";
 
-  /** The access line of a request, without its time and duration. */
-  const accessLine = async (requestId: string) => {
-    let found: Record<string, unknown> | undefined;
-    await waitUntil(
-      () => {
-        const line = lines.find((text) => text.includes(`"requestId":"${requestId}"`) && text.includes('"method"'));
-        if (line) found = JSON.parse(line) as Record<string, unknown>;
-        return found !== undefined;
-      },
-      { timeoutMs: 10_000 },
-    );
-    const { time: _, ms: __, msg, ...rest } = found!;
-    return { ...rest, msg: String(msg).replace(/ [0-9.]+ ms/, " _ ms") };
-  };
-  /** What may differ between two answers to the same request: the date, the fake's ids and times. */
-  const normalise = (text: string) =>
-    text.replace(/"id":"chatcmpl-[^"]*"/g, '"id":"_"').replace(/"created":\d+/g, '"created":0');
-  const answerOf = async (body: string, headers: Record<string, string>, contentType: string, requestId: string) => {
-    const answer = await post(`${gateway.url}/v1/chat/completions`, body, {
-      ...headers,
-      "content-type": contentType,
-      "x-request-id": requestId,
+/** Who a request says it is, when [auth] is on: resolved to headers once the keys exist. */
+type Caller = "none" | "master" | "key" | "other-model-key" | "wrong" | "anthropic-client";
+
+const EQUIVALENCE_CASES: { title: string; toml: string; callers: Caller[] }[] = [
+  { title: "without [auth]", toml: "", callers: ["none"] },
+  {
+    title: "with [auth] and virtual keys",
+    toml: `[auth]\nmaster_key_env = "MASTER"\n`,
+    callers: ["none", "master", "key", "other-model-key", "wrong", "anthropic-client"],
+  },
+];
+
+for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
+  describe(`a chat request answered by the fast path and by fastify's route, ${title}`, () => {
+    let fake: FakeLlmServer;
+    let gateway: RunningGateway;
+    const lines: string[] = [];
+    const callerHeaders = new Map<Caller, Record<string, string>>([["none", {}]]);
+    before(async () => {
+      fake = await startFakeOpenAI({ models: [{ id: "m" }] });
+      const toml = `[server]\nport = 0\n[discovery]\nenabled = false\n${backendToml("box", fake.url, "vllm")}[routing.aliases]\n"alias" = "m"\n${extraToml}`;
+      const sink = { write: (line: string) => void lines.push(line) };
+      gateway = await startGateway(parseConfigText(toml, "fast.toml", { MASTER }), pino({ level: "info" }, sink));
+      if (!callers.includes("master")) return;
+      const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+      const createKey = async (name: string, models: string[]) => {
+        const made = await post(`${gateway.url}/v1/keys`, JSON.stringify({ name, models }), {
+          ...bearer(MASTER),
+          "content-type": "application/json",
+        });
+        assert.equal(made.status, 201, made.text);
+        return (JSON.parse(made.text) as { key: string }).key;
+      };
+      const key = await createKey("team", ["m", "alias", "missing"]);
+      callerHeaders.set("master", bearer(MASTER));
+      callerHeaders.set("key", bearer(key));
+      callerHeaders.set("other-model-key", bearer(await createKey("other", ["elsewhere"])));
+      callerHeaders.set("wrong", bearer("sk-not-a-key"));
+      callerHeaders.set("anthropic-client", { "x-api-key": "sk-not-a-key", "anthropic-version": "2023-06-01" });
     });
-    const { date: _, ...rest } = answer.headers;
-    return { status: answer.status, headers: rest, body: normalise(answer.text), line: await accessLine(requestId) };
-  };
-
-  const message = fc.record({ role: fc.constantFrom("user", "system", "assistant", "tool", 7), content: fc.string() });
-  const bodies = fc.oneof(
-    fc
-      .record(
-        {
-          model: fc.constantFrom("m", "alias", "missing", "", 3),
-          messages: fc.oneof(fc.array(message, { maxLength: 3 }), fc.constant("x")),
-          stream: fc.boolean(),
-          max_tokens: fc.oneof(fc.integer({ min: -2, max: 100 }), fc.constant("10")),
-          temperature: fc.double({ noNaN: true }),
+    after(async () => {
+      await gateway.close();
+      await fake.close();
+    });
+    /** The access line of a request, without its time and duration. */
+    const accessLine = async (requestId: string) => {
+      let found: Record<string, unknown> | undefined;
+      await waitUntil(
+        () => {
+          const line = lines.find((text) => text.includes(`"requestId":"${requestId}"`) && text.includes('"method"'));
+          if (line) found = JSON.parse(line) as Record<string, unknown>;
+          return found !== undefined;
         },
-        { requiredKeys: ["messages"] },
-      )
-      .map((value) => JSON.stringify(value)),
-    fc.json(),
-    fc.string({ maxLength: 40 }),
-    fc.constant("[".repeat(200)),
-  );
-  const headerSets = fc.record(
-    {
-      "x-gateway-priority": fc.constantFrom("high", "normal", "x"),
-      "x-gateway-flexible": fc.constantFrom("true", "false"),
-      traceparent: fc.constantFrom("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "bad"),
-    },
-    { requiredKeys: [] },
-  );
+        { timeoutMs: 10_000 },
+      );
+      const { time: _, ms: __, msg, ...rest } = found!;
+      return { ...rest, msg: String(msg).replace(/ [0-9.]+ ms/, " _ ms") };
+    };
+    /** What may differ between two answers to the same request: the date, the fake's ids and times. */
+    const normalise = (text: string) =>
+      text.replace(/"id":"chatcmpl-[^"]*"/g, '"id":"_"').replace(/"created":\d+/g, '"created":0');
+    const answerOf = async (body: string, headers: Record<string, string>, contentType: string, requestId: string) => {
+      const answer = await post(`${gateway.url}/v1/chat/completions`, body, {
+        ...headers,
+        "content-type": contentType,
+        "x-request-id": requestId,
+      });
+      // The fake's ids differ in length from one answer to the next: the length is checked here, not compared.
+      const { date: _, "content-length": length, ...rest } = answer.headers;
+      if (length !== undefined) assert.equal(Number(length), Buffer.byteLength(answer.text));
+      return { status: answer.status, headers: rest, body: normalise(answer.text), line: await accessLine(requestId) };
+    };
 
-  it("gets the same status, headers, body and access line", async () => {
-    let n = 0;
-    await fc.assert(
-      fc.asyncProperty(bodies, headerSets, async (body, headers) => {
-        n += 1;
-        if (body.length === 0) return;
-        const fast = await answerOf(body, headers, "application/json", `fast-${n}`);
-        const routed = await answerOf(body, headers, "application/json; charset=UTF-8", `routed-${n}`);
-        assert.equal(fast.status, routed.status);
-        assert.deepEqual(
-          { ...fast.headers, "x-request-id": "_" },
-          { ...routed.headers, "x-request-id": "_" },
-          "headers",
-        );
-        assert.equal(fast.headers["x-request-id"], `fast-${n}`);
-        assert.equal(fast.body, routed.body);
-        assert.deepEqual({ ...fast.line, requestId: "_" }, { ...routed.line, requestId: "_" });
-      }),
-      {
-        numRuns: 60,
-        // Answers relayed from the backend, whole and streamed, and through an alias.
-        examples: [
-          [BODY, {}],
-          [`${BODY.slice(0, -1)},"stream":true}`, { "x-gateway-priority": "high" }],
-          [BODY.replace('"m"', '"alias"'), {}],
-        ],
-      },
+    const message = fc.record({
+      role: fc.constantFrom("user", "system", "assistant", "tool", 7),
+      content: fc.string(),
+    });
+    const bodies = fc.oneof(
+      fc
+        .record(
+          {
+            model: fc.constantFrom("m", "alias", "missing", "", 3),
+            messages: fc.oneof(fc.array(message, { maxLength: 3 }), fc.constant("x")),
+            stream: fc.boolean(),
+            max_tokens: fc.oneof(fc.integer({ min: -2, max: 100 }), fc.constant("10")),
+            temperature: fc.double({ noNaN: true }),
+          },
+          { requiredKeys: ["messages"] },
+        )
+        .map((value) => JSON.stringify(value)),
+      fc.json(),
+      fc.string({ maxLength: 40 }),
+      fc.constant("[".repeat(200)),
     );
+    const headerSets = fc.record(
+      {
+        "x-gateway-priority": fc.constantFrom("high", "normal", "x"),
+        "x-gateway-flexible": fc.constantFrom("true", "false"),
+        traceparent: fc.constantFrom("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "bad"),
+      },
+      { requiredKeys: [] },
+    );
+
+    it("gets the same status, headers, body and access line", async () => {
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(bodies, headerSets, fc.constantFrom(...callers), async (body, controls, caller) => {
+          n += 1;
+          if (body.length === 0) return;
+          const headers = { ...controls, ...callerHeaders.get(caller) };
+          const fast = await answerOf(body, headers, "application/json", `fast-${n}`);
+          const routed = await answerOf(body, headers, "application/json; charset=UTF-8", `routed-${n}`);
+          assert.equal(fast.status, routed.status);
+          assert.deepEqual(
+            { ...fast.headers, "x-request-id": "_" },
+            { ...routed.headers, "x-request-id": "_" },
+            "headers",
+          );
+          assert.equal(fast.headers["x-request-id"], `fast-${n}`);
+          assert.equal(fast.body, routed.body);
+          assert.deepEqual({ ...fast.line, requestId: "_" }, { ...routed.line, requestId: "_" });
+        }),
+        {
+          numRuns: 60,
+          // Answers relayed from the backend, whole and streamed, and through an alias.
+          examples: [
+            [BODY, {}, callers.includes("key") ? "key" : "none"],
+            [`${BODY.slice(0, -1)},"stream":true}`, { "x-gateway-priority": "high" }, callers.at(-1)!],
+            [BODY.replace('"m"', '"alias"'), {}, callers.includes("master") ? "master" : "none"],
+          ],
+        },
+      );
+    });
   });
-});
+}

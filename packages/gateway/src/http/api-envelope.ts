@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { IncomingHttpHeaders } from "node:http";
 import { anthropicEnvelope } from "../inbound/anthropic/errors.ts";
 import { ollamaEnvelope } from "../inbound/ollama/errors.ts";
 import { type ErrorEnvelope, openAiEnvelope } from "../request/errors.ts";
@@ -8,8 +8,8 @@ import { type ErrorEnvelope, openAiEnvelope } from "../request/errors.ts";
  * limits): Anthropic's for /v1/messages and for any request of an Anthropic client (it sends anthropic-version),
  * Ollama's for /api/*, OpenAI's otherwise.
  */
-export function envelopeOf(request: FastifyRequest, model = ""): ErrorEnvelope {
-  const path = request.url;
+export function envelopeOf(request: { url?: string; headers: IncomingHttpHeaders }, model = ""): ErrorEnvelope {
+  const path = request.url ?? "";
   if (path.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return anthropicEnvelope;
   if (path.startsWith("/api/")) return ollamaEnvelope(model);
   return openAiEnvelope;

@@ -1,8 +1,8 @@
 // POST /v1/chat/completions straight from node:http, in front of fastify, for the ordinary request: a JSON content
 // type as clients send it, a Content-Length within body_limit_bytes, no Transfer-Encoding, Expect or Upgrade, no
-// query string, the server not closing, and no [auth] (keys are checked by fastify's hooks). Every other request goes
-// to fastify, whose route serves it with the same ChatServer: the same events, routing, dispatch, headers, answers and
-// access line (test/fast-chat.test.ts holds the two paths equal).
+// query string, the server not closing. Every other request goes to fastify, whose route serves it with the same
+// ChatServer after the same key checks (key-gate.ts): the same events, routing, dispatch, headers, answers and access
+// line (test/fast-chat.test.ts holds the two paths equal).
 //
 // Why: fastify's request and reply objects, its hooks, router and content-type parser cost about a fifth of the
 // gateway's CPU per request under load (docs/benchmarks.md, Gateway fast path), on the hottest route there is.
@@ -10,13 +10,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
+import { envelopeOf } from "./api-envelope.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
+import { type KeyGate, modelOf, type Refusal } from "./key-gate.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
 import type { RequestTracker } from "./request-log.ts";
 import type { ChatServer } from "./routes/chat.ts";
-import { sendRawError } from "./send.ts";
+import { failRequest, sendRawError } from "./send.ts";
 
 const PATH = "/v1/chat/completions";
 
@@ -32,6 +34,8 @@ export interface FastChatDeps {
   requestIdOf(request: IncomingMessage): string;
   track: RequestTracker;
   serve: ChatServer;
+  /** The key checks, when [auth] is on. */
+  gate: KeyGate | undefined;
   logger: Logger;
   isClosing(): boolean;
 }
@@ -40,7 +44,24 @@ export interface FastChatDeps {
 export type FastRoute = (request: IncomingMessage, res: ServerResponse) => boolean;
 
 export function fastChat(deps: FastChatDeps): FastRoute {
-  const { bodyLimit, parseWorker, track, serve } = deps;
+  const { bodyLimit, parseWorker, track, serve, gate, logger } = deps;
+
+  const refuse = (request: IncomingMessage, res: ServerResponse, requestId: string, refusal: Refusal, model = "") =>
+    sendRawError(res, refusal.error, requestId, refusal.headers, envelopeOf(request, model));
+
+  const read = (request: IncomingMessage, res: ServerResponse, requestId: string) =>
+    readJsonBody(request, bodyLimit, parseWorker, { slim: true }).then(
+      (body: JsonBody) => {
+        if (gate === undefined) return serve(requestId, request, res, body);
+        const model = modelOf(body.value);
+        return gate.admit(request, res, model).then((refusal) => {
+          if (refusal === undefined) return serve(requestId, request, res, body);
+          refuse(request, res, requestId, refusal, model);
+        });
+      },
+      (error: Error) => refuseBody(deps, request, res, requestId, error),
+    );
+
   return (request, res) => {
     if (request.url !== PATH || request.method !== "POST") return false;
     const headers = request.headers;
@@ -59,10 +80,15 @@ export function fastChat(deps: FastChatDeps): FastRoute {
     }
     const requestId = deps.requestIdOf(request);
     track(request, res, requestId, "POST", PATH, "chat");
-    readJsonBody(request, bodyLimit, parseWorker, { slim: true }).then(
-      (body: JsonBody) => serve(requestId, request, res, body),
-      (error: Error) => refuseBody(deps, request, res, requestId, error),
-    );
+    const served =
+      gate === undefined
+        ? read(request, res, requestId)
+        : gate.authenticate(request, PATH).then((refusal) => {
+            if (refusal === undefined) return read(request, res, requestId);
+            refuse(request, res, requestId, refusal);
+          });
+    // What fastify's error handler would answer for a check that failed unexpectedly (the store, say).
+    served.catch((error: unknown) => failRequest(res, requestId, logger, error));
     return true;
   };
 }

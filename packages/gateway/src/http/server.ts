@@ -9,6 +9,7 @@ import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { fastChat } from "./fast-chat.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
+import { keyGate } from "./key-gate.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
 import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
@@ -43,19 +44,18 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   const track = requestTracker(context.logger, context.events);
   const serveChat = chatServer(context);
   let closing = false;
-  // Keys are checked by fastify's hooks: with [auth] every request goes through fastify.
-  const fast = context.config.auth
-    ? undefined
-    : fastChat({
-        bodyLimit: settings.body_limit_bytes,
-        clientTimeoutMs,
-        parseWorker,
-        requestIdOf,
-        track,
-        serve: serveChat,
-        logger: context.logger,
-        isClosing: () => closing,
-      });
+  const gate = context.config.auth ? keyGate(context, context.config.auth) : undefined;
+  const fast = fastChat({
+    bodyLimit: settings.body_limit_bytes,
+    clientTimeoutMs,
+    parseWorker,
+    requestIdOf,
+    track,
+    serve: serveChat,
+    gate,
+    logger: context.logger,
+    isClosing: () => closing,
+  });
   const app = Fastify({
     // No framework logger: fastify then creates no per-request child logger. The gateway logs through its own pino
     // instance, with request ids where they matter (dispatch warnings, debug lines).
@@ -77,7 +77,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
           connectionsCheckingInterval: Math.min(1_000, clientTimeoutMs),
           keepAliveTimeout: 65_000,
         },
-        fast ? (req, res) => fast(req, res) || toFastify(req, res) : toFastify,
+        (req, res) => fast(req, res) || toFastify(req, res),
       );
       server.on("connect", (_request, socket) => answerConnect(socket));
       return server;
@@ -129,7 +129,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
 
   trackRequests(app, track);
   // Before the routes: every route, later ones included, passes through authentication and the key's limits.
-  if (context.config.auth) registerAuth(app, context, context.config.auth);
+  if (gate) registerAuth(app, gate);
   registerKeyRoutes(app, context);
   registerChatRoute(app, serveChat);
   registerEmbeddingsRoute(app, context);

@@ -4,8 +4,8 @@ import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
 import { anthropicModel, anthropicModelList, type ListedModel } from "../../inbound/anthropic/models.ts";
 import { invalidRequest } from "../../request/errors.ts";
 import { statsBody } from "../../telemetry/stats.ts";
-import { mayUseModel } from "../auth.ts";
 import type { GatewayContext } from "../context.ts";
+import { mayUseModel } from "../key-gate.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** GET /v1/models, /health, /v1/stats, /v1/history and /metrics. */

@@ -5,10 +5,10 @@ import { type FleetModel, OLLAMA_API_VERSION, psEntry, showBody, tagsEntry } fro
 import { fromOllamaChat, fromOllamaGenerate } from "../../inbound/ollama/request.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
-import { mayUseModel } from "../auth.ts";
 import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
+import { mayUseModel } from "../key-gate.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** How long /api/ps waits for a backend's list of loaded models. */
