@@ -1,7 +1,7 @@
 // The soak (run by main.ts): both services (real bins) under mixed load for N minutes (default 60), beside
 // a baseline Node process that only publishes the same process metrics. Every --sample-seconds each process's RSS
 // (/proc), V8 heap used, active resources and event-loop delay (its /metrics) are sampled; at the end, per process,
-// least-squares slopes of heap and RSS after warm-up in MB/hour, handles at two quiet moments, errors expected and
+// least-squares slopes of heap and RSS after warm-up in MB/hour, handles across the quiet moments, errors expected and
 // unexpected, the bridge's lost and duplicated messages, and a verdict against the goals (report.ts). The gateway's
 // load is gateway-soak.ts, the bridge's bridge-soak.ts.
 // Flags: --minutes 60 --warmup MIN (20 % of the run) --sample-seconds 10 --workers 4 --pace-ms 100 --rate 2
