@@ -208,4 +208,37 @@ describe("the turn's transaction", () => {
     await turn.committed();
     assert.deepEqual(log, ["BEGIN", "write 1", "ROLLBACK", "BEGIN", "write 2", "COMMIT"]);
   });
+
+  it("lets the store write what it held just before the COMMIT; a write failing there fails the turn instead", async () => {
+    let failNext = false;
+    let turn: TurnTransaction | undefined;
+    const events = {
+      committing: () => {
+        log.push("held rows");
+        if (failNext) turn?.fail(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
+      },
+      rolledBack: () => log.push("rolled back"),
+    };
+    const built = failingDatabase({}, events);
+    const log = built.log;
+    turn = built.turn;
+    turn.run(() => log.push("write 1"));
+    const first = turn.committed();
+    assert.equal(turn.commit(), true);
+    await first;
+    assert.deepEqual(log, ["BEGIN", "write 1", "held rows", "COMMIT"]);
+
+    failNext = true;
+    turn.run(() => log.push("write 2"));
+    const second = turn.committed();
+    assert.equal(turn.commit(), false, "no COMMIT after the held rows could not be written");
+    await assert.rejects(second, /^StateWriteError: not kept: .*\(SQLITE_FULL: database or disk is full\)/);
+    assert.equal(built.db.inTransaction, false);
+    assert.deepEqual(log.slice(4), ["BEGIN", "write 2", "held rows", "ROLLBACK", "rolled back"]);
+    await endOfTurn();
+    failNext = false;
+    turn.run(() => log.push("write 3"));
+    await turn.committed();
+    assert.deepEqual(log.slice(9), ["BEGIN", "write 3", "held rows", "COMMIT"]);
+  });
 });

@@ -2,15 +2,19 @@
 // transaction (turn-transaction.ts), committed at the end of the turn or when a protocol's receive returns, always
 // before the message it concerns is acknowledged. WAL with synchronous = NORMAL: a commit survives a crash of the
 // process (kill -9, OOM) at once; after a power loss or an OS crash the last commits before it may be missing, never
-// corrupted. Every statement is prepared once; the hot path is one INSERT per held message. A write SQLite refuses
-// while running (a full disk, an I/O error) is never thrown at the router or a protocol: the turn's transaction is
-// dropped (turn-transaction.ts), logged at most once a minute, and written again where that matters (see #failed).
+// corrupted. Every statement is prepared once. The turn's new rows and the queue rows it removes are held until its
+// commit and written then, inside its transaction, with a few multi-row statements (turn-rows.ts); a message queued
+// and confirmed within one turn is not written at all. A write SQLite refuses while running (a full disk, an I/O
+// error) is never thrown at the router or a protocol: the turn's transaction is dropped (turn-transaction.ts), logged
+// at most once a minute, and written again where that matters (see #failed).
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Message } from "../message.ts";
+import type { RunStatement } from "./chunked-statements.ts";
 import { LogWindow } from "./log-window.ts";
 import { checkStateFile, StateFileError } from "./state-file.ts";
 import type { CopyRecord, QueuedRow, StateStore, StoredCopy, StoredDelivery, UnreadLog } from "./state-store.ts";
+import { TurnRows } from "./turn-rows.ts";
 import { describeWriteFailure, TurnTransaction } from "./turn-transaction.ts";
 
 const SCHEMA_VERSION = 1;
@@ -57,16 +61,8 @@ interface OutboundRow {
 
 function prepare(db: Database.Database) {
   return {
-    // The sequence number is the store's (never one a rolled-back transaction handed out: see enqueue).
-    enqueue: db.prepare<[number, string, string, string, string, string | null, string | null, string | null]>(
-      "INSERT INTO outbound (seq, account, channel, gateway, message, copy_of, edit_of, reply_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    ),
     lastQueued: db.prepare<[], { seq: number | null }>("SELECT max(seq) AS seq FROM outbound"),
-    dequeue: db.prepare<[number]>("DELETE FROM outbound WHERE seq = ?"),
     queued: db.prepare<[], OutboundRow>("SELECT * FROM outbound ORDER BY seq"),
-    saveCopies: db.prepare<[string, string, number, string]>(
-      "INSERT OR REPLACE INTO id_map (gateway, key, at, copies) VALUES (?, ?, ?, ?)",
-    ),
     copies: db.prepare<[string, string], { copies: string }>("SELECT copies FROM id_map WHERE gateway = ? AND key = ?"),
     updateCopies: db.prepare<[string, string, string]>("UPDATE id_map SET copies = ? WHERE gateway = ? AND key = ?"),
     loadCopies: db.prepare<[string, number], { key: string; copies: string }>(
@@ -77,8 +73,6 @@ function prepare(db: Database.Database) {
     pruneCount: db.prepare<[string, string, number]>(
       "DELETE FROM id_map WHERE gateway = ? AND seq <= (SELECT seq FROM id_map WHERE gateway = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",
     ),
-    // Numbered by the store too: a client's read removes what is numbered up to the last it got (see append).
-    appendUnread: db.prepare<[number, string, string]>("INSERT INTO unread (seq, account, encoded) VALUES (?, ?, ?)"),
     lastUnread: db.prepare<[], { seq: number | null }>("SELECT max(seq) AS seq FROM unread"),
     readUnread: db.prepare<[string, number]>("DELETE FROM unread WHERE account = ? AND seq <= ?"),
     trimUnread: db.prepare<[string, string, number]>(
@@ -139,7 +133,8 @@ export function openSqliteStateStore(
   if (options.maxPageCount !== undefined) db.exec(`PRAGMA max_page_count = ${Math.floor(options.maxPageCount)}`);
   const statements = prepare(db);
   KEPT_FOR_THE_PROCESS.push(statements);
-  return new SqliteStateStore(db, statements, path, options.idMapSize);
+  const rows = new TurnRows(db, (statement) => KEPT_FOR_THE_PROCESS.push(statement));
+  return new SqliteStateStore(db, statements, rows, path, options.idMapSize);
 }
 
 interface Settled {
@@ -147,12 +142,20 @@ interface Settled {
   copy: CopyRecord | undefined;
 }
 
+/** Runs a statement outside the turn's writes (at start-up): a failure is thrown. */
+const runOrThrow: RunStatement = (statement, values) => {
+  statement.run(...values);
+  return true;
+};
+
 /** Runs a write statement; a failure is the turn's (see SqliteStateStore.#write), not thrown. */
 type Write = <A extends unknown[]>(statement: Database.Statement<A>, ...args: A) => Database.RunResult | undefined;
 
 class SqliteStateStore implements StateStore {
   readonly #db: Database.Database;
   readonly #sql: Statements;
+  /** What the turn wrote, held until its commit (or until a statement that must see it runs). */
+  readonly #held: TurnRows;
   readonly #idMapSize: number;
   /** Settles not written yet: they go together, in one transaction, at the end of the turn (see settle()). */
   #settling: Settled[] = [];
@@ -178,15 +181,18 @@ class SqliteStateStore implements StateStore {
   constructor(
     db: Database.Database,
     sql: Statements,
+    held: TurnRows,
     readonly path: string,
     idMapSize: number,
   ) {
     this.#db = db;
     this.#sql = sql;
+    this.#held = held;
     this.#idMapSize = idMapSize;
     this.#lastSeq = sql.lastQueued.get()?.seq ?? 0;
     this.#lastUnreadSeq = sql.lastUnread.get()?.seq ?? 0;
     this.#turn = new TurnTransaction(db, sql, {
+      committing: () => this.#writeHeld(),
       committed: () => this.#committed(),
       rolledBack: () => this.#rolledBack(),
       failed: (error) => this.#failed(error),
@@ -216,20 +222,41 @@ class SqliteStateStore implements StateStore {
    * not delete a newer message's row that SQLite would have given the same number.
    */
   enqueue(d: StoredDelivery): number {
-    const message = JSON.stringify(d.message);
     const seq = ++this.#lastSeq;
-    this.#write(
-      this.#sql.enqueue,
-      seq,
-      d.account,
-      d.channel,
-      d.gateway,
-      message,
-      d.copyOf ?? null,
-      d.editOf ?? null,
-      d.replyTo ?? null,
+    // Encoded now: the router fills in the copy's ids later (when the message it edits is sent), as a replay does.
+    const message = JSON.stringify(d.message);
+    this.#hold(() =>
+      this.#held.queue([
+        seq,
+        d.account,
+        d.channel,
+        d.gateway,
+        message,
+        d.copyOf ?? null,
+        d.editOf ?? null,
+        d.replyTo ?? null,
+      ]),
     );
     return seq;
+  }
+
+  /**
+   * Holds a row for the turn's commit, in the turn's transaction (begun if none is open, as a write outside
+   * `atomically` is then committed at the end of the turn); nothing while the turn's writes are failing.
+   */
+  #hold(add: () => void): void {
+    this.#turn.run(() => {
+      if (this.#turn.failing) return;
+      add();
+      if (this.#held.full) this.#writeHeld();
+    });
+  }
+
+  /** Writes the rows held so far into the turn's transaction: at its commit, and before a statement that reads them. */
+  #writeHeld(): void {
+    if (this.#held.empty) return;
+    if (this.#turn.failing) this.#held.clear();
+    else this.#held.write(this.#run);
   }
 
   /**
@@ -262,10 +289,11 @@ class SqliteStateStore implements StateStore {
     // crash, either the message is still queued (and is sent again) or its copy is known (and later edits reach it).
     this.#turn.run(() => {
       if (this.#turn.failing) return this.#failedSettles(settled);
-      for (const settle of settled) this.#settlingInTurn.push(settle);
-      for (const { seq, copy } of settled) {
-        this.#write(this.#sql.dequeue, seq);
-        if (copy !== undefined) this.#recordCopyId(copy);
+      for (const settle of settled) {
+        // A row held in this turn is simply not written: nothing to write again if the turn is rolled back.
+        const neverWritten = this.#held.dequeue(settle.seq);
+        if (!neverWritten || settle.copy !== undefined) this.#settlingInTurn.push(settle);
+        if (settle.copy !== undefined) this.#recordCopyId(settle.copy);
       }
     });
   }
@@ -287,6 +315,7 @@ class SqliteStateStore implements StateStore {
 
   queued(): QueuedRow[] {
     this.#flushSettles();
+    this.#writeHeld();
     return this.#sql.queued.all().map((row) => {
       const queued: QueuedRow = {
         seq: row.seq,
@@ -303,14 +332,17 @@ class SqliteStateStore implements StateStore {
   }
 
   discard(seqs: readonly number[]): void {
-    this.#db.transaction(() => {
-      for (const seq of seqs) this.#sql.dequeue.run(seq);
-    })();
+    this.#writeHeld();
+    this.#db.transaction(() => this.#held.deleteQueued(runOrThrow, seqs))();
   }
 
   saveCopies(gateway: string, key: string, copies: readonly StoredCopy[]): void {
-    this.#write(this.#sql.saveCopies, gateway, key, Date.now(), JSON.stringify(copies));
+    const at = Date.now();
+    // The store's own array: a copy's id is recorded in it while it is held (see #recordCopyId).
+    this.#hold(() => this.#held.saveCopies(gateway, key, at, copies.slice()));
     if (++this.#savesSincePrune >= PRUNE_EVERY && !this.#turn.failing) {
+      this.#writeHeld();
+      if (this.#turn.failing) return;
       try {
         this.#prune();
       } catch (error) {
@@ -320,18 +352,26 @@ class SqliteStateStore implements StateStore {
   }
 
   loadCopies(gateway: string, limit: number): [string, StoredCopy[]][] {
+    this.#writeHeld();
     return this.#sql.loadCopies.all(gateway, limit).map((row) => [row.key, JSON.parse(row.copies) as StoredCopy[]]);
   }
 
   unread(account: string, capacity: number): UnreadLog {
     const log = new SqliteUnreadLog(
       this.#sql,
-      this.#write,
-      () => ++this.#lastUnreadSeq,
-      (work) => this.#turn.run(work),
+      {
+        nextSeq: () => ++this.#lastUnreadSeq,
+        append: (seq, encoded) => this.#hold(() => this.#held.appendUnread(seq, account, encoded)),
+        write: (statement, ...args) => {
+          // The held rows first: a read or a trim removes rows by number, some of which may be held.
+          this.#writeHeld();
+          return this.#write(statement, ...args);
+        },
+        inTurn: (work) => this.#turn.run(work),
+        isOpen: () => this.#db.open,
+      },
       account,
       capacity,
-      () => this.#db.open,
     );
     this.#unreadLogs.push(log);
     return log;
@@ -366,6 +406,18 @@ class SqliteStateStore implements StateStore {
     }
   };
 
+  /** #write for the held rows' statements. */
+  readonly #run: RunStatement = (statement, values) => {
+    if (this.#turn.failing) return false;
+    try {
+      statement.run(...values);
+      return true;
+    } catch (error) {
+      this.#turn.fail(error);
+      return false;
+    }
+  };
+
   #committed(): void {
     this.#settlingInTurn = [];
     if (this.#failedTurns === 0) return;
@@ -387,6 +439,7 @@ class SqliteStateStore implements StateStore {
   }
 
   #rolledBack(): void {
+    this.#held.clear();
     const settled = this.#settlingInTurn;
     this.#settlingInTurn = [];
     if (settled.length > 0) this.#failedSettles(settled);
@@ -408,6 +461,13 @@ class SqliteStateStore implements StateStore {
 
   #recordCopyId(copy: CopyRecord): void {
     if (this.#turn.failing) return;
+    const held = this.#held.heldCopies(copy.gateway, copy.key);
+    if (held !== undefined) {
+      const at = held.findIndex((c) => c.account === copy.account && c.channel === copy.channel);
+      if (at >= 0) held[at] = { ...(held[at] as StoredCopy), id: copy.id };
+      return;
+    }
+    // Not held: the entry is in the file (or gone), and held rows of other entries do not matter to it.
     let row: { copies: string } | undefined;
     try {
       row = this.#sql.copies.get(copy.gateway, copy.key);
@@ -434,38 +494,37 @@ class SqliteStateStore implements StateStore {
   }
 }
 
-/** Rows beyond the capacity are trimmed once per `capacity` appends, not on each: one INSERT per message. */
+/** What an unread log needs of its store. */
+interface UnreadWrites {
+  /** The next unread sequence number, shared by every api account's log. */
+  nextSeq(): number;
+  /** Holds a new row for the turn's commit. */
+  append(seq: number, encoded: string): void;
+  /** Runs a write statement in the turn, after the rows held so far. */
+  write: Write;
+  inTurn(work: () => void): void;
+  isOpen(): boolean;
+}
+
+/** Rows beyond the capacity are trimmed once per `capacity` appends, not on each: one row per message. */
 class SqliteUnreadLog implements UnreadLog {
   readonly #sql: Statements;
-  readonly #write: Write;
-  readonly #nextSeq: () => number;
-  readonly #inTurn: (work: () => void) => void;
+  readonly #store: UnreadWrites;
   readonly #account: string;
   readonly #capacity: number;
   #lastSeq = 0;
   #sinceTrim = 0;
   /** The last sequence number a client read, not yet deleted (0: none). */
   #readUpTo = 0;
-  readonly #isOpen: () => boolean;
 
-  constructor(
-    sql: Statements,
-    write: Write,
-    nextSeq: () => number,
-    inTurn: (work: () => void) => void,
-    account: string,
-    capacity: number,
-    isOpen: () => boolean,
-  ) {
+  constructor(sql: Statements, store: UnreadWrites, account: string, capacity: number) {
     this.#sql = sql;
-    this.#write = write;
-    this.#nextSeq = nextSeq;
-    this.#inTurn = inTurn;
-    this.#isOpen = isOpen;
+    this.#store = store;
     this.#account = account;
     this.#capacity = capacity;
   }
 
+  /** At the account's start, before it appends anything. */
   restore(): string[] {
     this.#sql.trimUnread.run(this.#account, this.#account, this.#capacity);
     const rows = this.#sql.restoreUnread.all(this.#account, this.#capacity);
@@ -476,11 +535,11 @@ class SqliteUnreadLog implements UnreadLog {
   append(encoded: string): void {
     // Never a number a dropped transaction had: SQLite would give it again, and a read of the messages up to the
     // dropped one would then remove a newer message no client has read.
-    this.#lastSeq = this.#nextSeq();
-    this.#write(this.#sql.appendUnread, this.#lastSeq, this.#account, encoded);
+    this.#lastSeq = this.#store.nextSeq();
+    this.#store.append(this.#lastSeq, encoded);
     if (++this.#sinceTrim >= this.#capacity) {
       this.#sinceTrim = 0;
-      this.#write(this.#sql.trimUnread, this.#account, this.#account, this.#capacity);
+      this.#store.write(this.#sql.trimUnread, this.#account, this.#account, this.#capacity);
     }
   }
 
@@ -496,10 +555,10 @@ class SqliteUnreadLog implements UnreadLog {
 
   /** Writes a pending read now (also when the store closes). */
   flush(): void {
-    if (this.#readUpTo === 0 || !this.#isOpen()) return;
+    if (this.#readUpTo === 0 || !this.#store.isOpen()) return;
     const upTo = this.#readUpTo;
     this.#readUpTo = 0;
     // In the turn's transaction: a failure to write it serves those messages again after a restart (at least once).
-    this.#inTurn(() => this.#write(this.#sql.readUnread, this.#account, upTo));
+    this.#store.inTurn(() => this.#store.write(this.#sql.readUnread, this.#account, upTo));
   }
 }

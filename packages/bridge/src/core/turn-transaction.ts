@@ -30,6 +30,11 @@ export interface TurnDatabase {
 
 /** What the store learns of its turns. */
 export interface TurnEvents {
+  /**
+   * The transaction is about to be committed: the store writes what it held back for the commit. A write that fails
+   * there fails the turn (see fail()), and the commit does not happen.
+   */
+  committing?(): void;
   /** A transaction was committed (its writes are in the file). */
   committed?(): void;
   /** A transaction was rolled back (a write failed, the commit failed, or a unit threw): none of its writes are kept. */
@@ -153,6 +158,12 @@ export class TurnTransaction {
    */
   commit(): boolean {
     if (!this.#open) return this.#failure === undefined;
+    try {
+      this.#events.committing?.();
+    } catch (error) {
+      this.fail(error);
+    }
+    if (!this.#open) return false;
     const waiting = this.#waiting;
     this.#waiting = undefined;
     try {

@@ -1,0 +1,165 @@
+// The rows one event-loop turn adds to the state file and the queue rows it removes, held in memory until the turn
+// commits (or until a statement that must see them runs), then written with few statements (chunked-statements.ts).
+// They are written inside the turn's transaction, before its COMMIT: what the turn acknowledges is in the file all
+// the same. A message queued and confirmed within the same turn is never written at all.
+import type Database from "better-sqlite3";
+import { ChunkedDelete, ChunkedInsert, type Keep, type RunStatement } from "./chunked-statements.ts";
+import type { StoredCopy } from "./state-store.ts";
+
+/**
+ * Text held before it is written without waiting for the commit: a burst of large messages is not held twice in
+ * memory, and a file that cannot take them (a full disk) fails the turn while it writes, as a single INSERT would.
+ */
+const MAX_HELD_CHARS = 256 * 1024;
+
+/** The columns of an outbound row, in the order `queue` takes them. */
+export const OUTBOUND_COLUMNS = [
+  "seq",
+  "account",
+  "channel",
+  "gateway",
+  "message",
+  "copy_of",
+  "edit_of",
+  "reply_to",
+] as const;
+
+export type OutboundValues = [
+  seq: number,
+  account: string,
+  channel: string,
+  gateway: string,
+  message: string,
+  copyOf: string | null,
+  editOf: string | null,
+  replyTo: string | null,
+];
+
+interface HeldCopies {
+  at: number;
+  copies: StoredCopy[];
+}
+
+/**
+ * The held rows of the open turn: new queue rows, the numbers of queue rows to remove, id-map entries and unread
+ * rows. The store writes them (write) before the turn's COMMIT, and before any statement that reads or removes rows
+ * by number; it forgets them (clear) when the turn is rolled back.
+ */
+export class TurnRows {
+  readonly #insertOutbound: ChunkedInsert;
+  readonly #deleteOutbound: ChunkedDelete;
+  readonly #saveCopies: ChunkedInsert;
+  readonly #appendUnread: ChunkedInsert;
+  /** Queue rows by sequence number (in the order they were queued, which is the numbers' order). */
+  readonly #outbound = new Map<number, OutboundValues>();
+  /** Queue rows written before this turn (or earlier in it) to be removed. */
+  #dequeued: number[] = [];
+  /** Id-map entries by gateway, then key, in the order they were saved (the id map's order). */
+  readonly #copies = new Map<string, Map<string, HeldCopies>>();
+  #copyCount = 0;
+  /** Unread rows, three values each: seq, account, encoded. */
+  #unread: (string | number)[] = [];
+  #chars = 0;
+
+  constructor(db: Database.Database, keep: Keep) {
+    this.#insertOutbound = new ChunkedInsert(db, keep, "INSERT INTO outbound", OUTBOUND_COLUMNS);
+    this.#deleteOutbound = new ChunkedDelete(db, keep, "outbound", "seq");
+    this.#saveCopies = new ChunkedInsert(db, keep, "INSERT OR REPLACE INTO id_map", ["gateway", "key", "at", "copies"]);
+    this.#appendUnread = new ChunkedInsert(db, keep, "INSERT INTO unread", ["seq", "account", "encoded"]);
+  }
+
+  get empty(): boolean {
+    return (
+      this.#outbound.size === 0 && this.#dequeued.length === 0 && this.#copyCount === 0 && this.#unread.length === 0
+    );
+  }
+
+  /** Whether so much text is held that it is to be written now (see MAX_HELD_CHARS). */
+  get full(): boolean {
+    return this.#chars >= MAX_HELD_CHARS;
+  }
+
+  queue(values: OutboundValues): void {
+    this.#outbound.set(values[0], values);
+    this.#chars += values[4].length;
+  }
+
+  /** Removes a queue row: true when it was held here (never written, so nothing is left to remove from the file). */
+  dequeue(seq: number): boolean {
+    const held = this.#outbound.get(seq);
+    if (held !== undefined) {
+      this.#outbound.delete(seq);
+      this.#chars -= held[4].length;
+      return true;
+    }
+    this.#dequeued.push(seq);
+    return false;
+  }
+
+  /** Saves (or replaces, as the last of the turn's saves) the id-map entry of `key`; `copies` becomes the store's. */
+  saveCopies(gateway: string, key: string, at: number, copies: StoredCopy[]): void {
+    let byKey = this.#copies.get(gateway);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.#copies.set(gateway, byKey);
+    }
+    // Moved to the end, as INSERT OR REPLACE gives the entry a new place in the id map.
+    if (byKey.delete(key)) this.#copyCount--;
+    byKey.set(key, { at, copies });
+    this.#copyCount++;
+  }
+
+  /** The copies of an id-map entry saved in this turn (to be changed in place), or undefined. */
+  heldCopies(gateway: string, key: string): StoredCopy[] | undefined {
+    return this.#copies.get(gateway)?.get(key)?.copies;
+  }
+
+  appendUnread(seq: number, account: string, encoded: string): void {
+    this.#unread.push(seq, account, encoded);
+    this.#chars += encoded.length;
+  }
+
+  /**
+   * Writes everything held, then forgets it. False when a write failed: the turn is then rolled back, and the rest
+   * is not written. Removals and new rows never concern the same row (a row removed while held was just forgotten).
+   */
+  write(run: RunStatement): boolean {
+    try {
+      return this.#writeAll(run);
+    } finally {
+      this.clear();
+    }
+  }
+
+  #writeAll(run: RunStatement): boolean {
+    if (this.#outbound.size > 0) {
+      const values: OutboundValues[number][] = [];
+      for (const row of this.#outbound.values()) values.push(...row);
+      if (!this.#insertOutbound.insert(run, values)) return false;
+    }
+    if (this.#dequeued.length > 0 && !this.#deleteOutbound.delete(run, this.#dequeued)) return false;
+    if (this.#copyCount > 0) {
+      const values: (string | number)[] = [];
+      for (const [gateway, byKey] of this.#copies) {
+        for (const [key, held] of byKey) values.push(gateway, key, held.at, JSON.stringify(held.copies));
+      }
+      if (!this.#saveCopies.insert(run, values)) return false;
+    }
+    return this.#unread.length === 0 || this.#appendUnread.insert(run, this.#unread);
+  }
+
+  /** Removes queue rows written before, at once (not held: used outside the turns, at start-up). */
+  deleteQueued(run: RunStatement, seqs: readonly number[]): boolean {
+    return this.#deleteOutbound.delete(run, seqs);
+  }
+
+  /** Forgets everything held (written, or its turn rolled back). */
+  clear(): void {
+    if (this.#outbound.size > 0) this.#outbound.clear();
+    if (this.#dequeued.length > 0) this.#dequeued = [];
+    if (this.#copyCount > 0) this.#copies.clear();
+    this.#copyCount = 0;
+    if (this.#unread.length > 0) this.#unread = [];
+    this.#chars = 0;
+  }
+}
