@@ -60,30 +60,31 @@ describe("the priority queue, through HTTP", () => {
     assert.equal(stats.queue["depth"], 0);
   });
 
-  it("releases 50 queued requests in parallel as slots free (close to the ideal time)", async () => {
+  it("releases queued requests in parallel as slots free, not one at a time", async () => {
     const box = await fake(["m"]);
     const slots = 10;
-    const serviceMs = 150;
     const gateway = await startTestGateway(
       `${backendToml("box", box.url, "vllm", `max_concurrent = ${slots}`)}[queue]\nmax_size = 100\n`,
       closers,
     );
-    box.setFault({ kind: "delay", ms: serviceMs, scope: "inference" });
+    box.setFault({ kind: "delay", ms: 150, scope: "inference" });
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "unused", maxRetries: 0 });
     const queued = queuedCount(gateway, 50);
-    const started = performance.now();
     const all = Array.from({ length: 60 }, (_, i) =>
       client.chat.completions.create({ model: "m", messages: [{ role: "user", content: `r${i}` }] }),
     );
     await queued;
-    const replies = await Promise.all(all);
-    const elapsed = performance.now() - started;
+    // How many requests the backend serves at once while the queue is released, from the third round on (the first
+    // round's requests are all done by then). Released one at a time, as Nexus's drain loop does (each waits for the
+    // one before it), this would stay at 1.
+    let releasedAtOnce = 0;
+    const sampler = setInterval(() => {
+      if (box.requests.length > 2 * slots) releasedAtOnce = Math.max(releasedAtOnce, box.inFlight);
+    }, 5);
+    const replies = await Promise.all(all).finally(() => clearInterval(sampler));
     assert.equal(replies.length, 60);
     for (const reply of replies) assert.match(reply.choices[0]!.message.content ?? "", /^echo: r\d+$/);
-    // 60 requests over 10 slots of 150 ms: ideally 6 rounds = 900 ms. Released one at a time (Nexus's drain loop) it
-    // would take 60 × 150 = 9 s. The bound is generous for a busy machine and still far from serial.
-    const ideal = Math.ceil(60 / slots) * serviceMs;
-    assert.ok(elapsed < ideal * 3.5, `took ${Math.round(elapsed)} ms; ideal ${ideal} ms`);
+    assert.ok(releasedAtOnce >= slots / 2, `at most ${releasedAtOnce} queued requests were served at once`);
     assert.ok(box.requests.length >= 60);
   });
 

@@ -1,5 +1,5 @@
 // Who is asking, and whether their key may go on: the checks behind `[auth]`, apart from any framework, so that
-// fastify's hooks (auth.ts) and the fast chat path (fast-chat.ts) apply exactly the same ones. Keys never reach a log
+// fastify's hooks (auth.ts) and the fast path of the model routes (fast-model-routes.ts) apply exactly the same ones. Keys never reach a log
 // line.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Lease } from "../access/admission.ts";

@@ -6,7 +6,7 @@ import { ApiError } from "../request/errors.ts";
 import { registerAuth } from "./auth.ts";
 import type { GatewayContext } from "./context.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
-import { fastChat } from "./fast-chat.ts";
+import { fastModelRoutes } from "./fast-model-routes.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
 import { keyGate } from "./key-gate.ts";
@@ -15,7 +15,7 @@ import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
 import { chatServer, registerChatRoute } from "./routes/chat.ts";
 import { registerDashboard } from "./routes/dashboard.ts";
-import { registerEmbeddingsRoute } from "./routes/embeddings.ts";
+import { embeddingsServer, registerEmbeddingsRoute } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
@@ -43,15 +43,19 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   const parseWorker = new JsonParseWorker();
   const track = requestTracker(context.logger, context.events);
   const serveChat = chatServer(context);
+  const serveEmbeddings = embeddingsServer(context);
   let closing = false;
   const gate = context.config.auth ? keyGate(context, context.config.auth) : undefined;
-  const fast = fastChat({
+  const fast = fastModelRoutes({
     bodyLimit: settings.body_limit_bytes,
     clientTimeoutMs,
     parseWorker,
     requestIdOf,
     track,
-    serve: serveChat,
+    routes: new Map([
+      ["/v1/chat/completions", { endpoint: "chat", serve: serveChat }],
+      ["/v1/embeddings", { endpoint: "embeddings", serve: serveEmbeddings }],
+    ]),
     gate,
     logger: context.logger,
     isClosing: () => closing,
@@ -102,7 +106,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
 
   app.setErrorHandler((error, request, reply) => {
     // A body refused before it was read in full: the rest is drained (bounded), so that a client still sending can
-    // read this answer. The answer is written on the raw response, as fast-chat.ts writes it: fastify would ask for
+    // read this answer. The answer is written on the raw response, as fast-model-routes.ts writes it: fastify would ask for
     // "connection: close" after any body it could not parse, which resets a client still sending and costs the others
     // a new connection.
     if (!request.raw.complete) drainRequest(request.raw, DRAIN_LIMIT_BYTES, clientTimeoutMs);
@@ -132,7 +136,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   if (gate) registerAuth(app, gate);
   registerKeyRoutes(app, context);
   registerChatRoute(app, serveChat);
-  registerEmbeddingsRoute(app, context);
+  registerEmbeddingsRoute(app, serveEmbeddings);
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);
   registerResponsesRoutes(app, context, context.responses);

@@ -10,21 +10,14 @@ import { chatRequirements } from "../../routing/requirements.ts";
 import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
+import type { ModelRouteServer } from "../model-route.ts";
 import { routeControls } from "../route-controls.ts";
 import { answerDispatch, failRequest, sendRawError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateChat } from "../validate-chat.ts";
 
-/** Serves one POST /v1/chat/completions whose body has been read, on the raw response (fastify's route and fast-chat.ts). */
-export type ChatServer = (
-  requestId: string,
-  request: IncomingMessage,
-  res: ServerResponse,
-  parsed: JsonBody | undefined,
-) => Promise<void>;
-
-/** POST /v1/chat/completions through fastify: the requests fast-chat.ts did not take. */
-export function registerChatRoute(app: FastifyInstance, serve: ChatServer): void {
+/** POST /v1/chat/completions through fastify: the requests fast-model-routes.ts did not take. */
+export function registerChatRoute(app: FastifyInstance, serve: ModelRouteServer): void {
   app.post("/v1/chat/completions", (request, reply) => {
     reply.hijack();
     return serve(String(request.id), request.raw, reply.raw, request.body as JsonBody | undefined);
@@ -32,7 +25,7 @@ export function registerChatRoute(app: FastifyInstance, serve: ChatServer): void
 }
 
 /** Validate, route, dispatch (streaming or not; queued when every backend is full). */
-export function chatServer(context: GatewayContext): ChatServer {
+export function chatServer(context: GatewayContext): ModelRouteServer {
   const { router, registry, events, pipeline, logger } = context;
   const serve = async (
     requestId: string,

@@ -1,6 +1,6 @@
-// POST /v1/chat/completions is served in front of fastify for the ordinary request (src/http/fast-chat.ts). Which
-// requests it takes, and that a request answered there gets exactly what fastify's route gives the same request: status,
-// headers, body, access line.
+// POST /v1/chat/completions and /v1/embeddings are served in front of fastify for the ordinary request
+// (src/http/fast-model-routes.ts). Which requests it takes, and that a request answered there gets exactly what
+// fastify's route gives the same request: status, headers, body, access line.
 import assert from "node:assert/strict";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,11 +11,13 @@ import fc from "fast-check";
 import pino from "pino";
 import { request } from "undici";
 import { type RunningGateway, startGateway } from "../src/gateway.ts";
-import { fastChat } from "../src/http/fast-chat.ts";
+import { fastModelRoutes } from "../src/http/fast-model-routes.ts";
+import type { ModelRouteServer } from "../src/http/model-route.ts";
 import { JsonParseWorker } from "../src/http/parse-worker.ts";
 import { parseConfigText } from "../src/load-config.ts";
 import { backendToml } from "./helpers.ts";
 
+const CHAT = "/v1/chat/completions";
 const BODY = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
 
 async function post(
@@ -27,23 +29,27 @@ async function post(
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
-describe("which chat requests the fast path takes", () => {
+describe("which requests the fast path takes", () => {
   const served: string[] = [];
   let server: Server;
   let url: string;
   const worker = new JsonParseWorker();
   before(async () => {
     let closing = false;
-    const fast = fastChat({
+    const serve: ModelRouteServer = async (_id, _request, res, parsed) => {
+      res.end(JSON.stringify(parsed?.value));
+    };
+    const fast = fastModelRoutes({
       bodyLimit: 1000,
       clientTimeoutMs: 5_000,
       parseWorker: worker,
       requestIdOf: () => "id",
       track: () => {},
       gate: undefined,
-      serve: async (_id, _request, res, parsed) => {
-        res.end(JSON.stringify(parsed?.value));
-      },
+      routes: new Map([
+        ["/v1/chat/completions", { endpoint: "chat", serve }],
+        ["/v1/embeddings", { endpoint: "embeddings", serve }],
+      ]),
       logger: pino({ level: "silent" }),
       isClosing: () => closing,
     });
@@ -74,6 +80,7 @@ describe("which chat requests the fast path takes", () => {
 
   it("takes the ordinary request, as clients send it", async () => {
     assert.equal(await pathOf("/v1/chat/completions", BODY, json), "fast");
+    assert.equal(await pathOf("/v1/embeddings", BODY, json), "fast");
     assert.equal(
       await pathOf("/v1/chat/completions", BODY, { "content-type": "application/json; charset=utf-8" }),
       "fast",
@@ -83,7 +90,9 @@ describe("which chat requests the fast path takes", () => {
   it("leaves everything else to fastify", async () => {
     const cases: [string, string, Record<string, string>][] = [
       ["/v1/chat/completions?x=1", BODY, json],
-      ["/v1/embeddings", BODY, json],
+      ["/v1/embeddings?x=1", BODY, json],
+      ["/v1/models", BODY, json],
+      ["/v1/messages", BODY, json],
       ["/v1/chat/completions", BODY, { "content-type": "application/json; charset=UTF-8" }],
       ["/v1/chat/completions", BODY, { "content-type": "text/plain" }],
       ["/v1/chat/completions", "x".repeat(1001), json],
@@ -140,7 +149,9 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
     const lines: string[] = [];
     const callerHeaders = new Map<Caller, Record<string, string>>([["none", {}]]);
     before(async () => {
-      fake = await startFakeOpenAI({ models: [{ id: "m" }] });
+      fake = await startFakeOpenAI({
+        models: [{ id: "m" }, { id: "e", capabilities: ["embedding"], embeddingDimensions: 4 }],
+      });
       const toml = `[server]\nport = 0\n[discovery]\nenabled = false\n${backendToml("box", fake.url, "vllm")}[routing.aliases]\n"alias" = "m"\n${extraToml}`;
       const sink = { write: (line: string) => void lines.push(line) };
       gateway = await startGateway(parseConfigText(toml, "fast.toml", { MASTER }), pino({ level: "info" }, sink));
@@ -154,7 +165,7 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
         assert.equal(made.status, 201, made.text);
         return (JSON.parse(made.text) as { key: string }).key;
       };
-      const key = await createKey("team", ["m", "alias", "missing"]);
+      const key = await createKey("team", ["m", "alias", "missing", "e"]);
       callerHeaders.set("master", bearer(MASTER));
       callerHeaders.set("key", bearer(key));
       callerHeaders.set("other-model-key", bearer(await createKey("other", ["elsewhere"])));
@@ -182,8 +193,14 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
     /** What may differ between two answers to the same request: the date, the fake's ids and times. */
     const normalise = (text: string) =>
       text.replace(/"id":"chatcmpl-[^"]*"/g, '"id":"_"').replace(/"created":\d+/g, '"created":0');
-    const answerOf = async (body: string, headers: Record<string, string>, contentType: string, requestId: string) => {
-      const answer = await post(`${gateway.url}/v1/chat/completions`, body, {
+    const answerOf = async (
+      path: string,
+      body: string,
+      headers: Record<string, string>,
+      contentType: string,
+      requestId: string,
+    ) => {
+      const answer = await post(`${gateway.url}${path}`, body, {
         ...headers,
         "content-type": contentType,
         "x-request-id": requestId,
@@ -198,7 +215,7 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
       role: fc.constantFrom("user", "system", "assistant", "tool", 7),
       content: fc.string(),
     });
-    const bodies = fc.oneof(
+    const chatBodies = fc.oneof(
       fc
         .record(
           {
@@ -215,6 +232,23 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
       fc.string({ maxLength: 40 }),
       fc.constant("[".repeat(200)),
     );
+    const embeddingsBodies = fc.oneof(
+      fc
+        .record(
+          {
+            model: fc.constantFrom("e", "m", "missing", 3),
+            input: fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 }), fc.constant(7)),
+            encoding_format: fc.constantFrom("float", "base64", "x"),
+          },
+          { requiredKeys: ["input"] },
+        )
+        .map((value) => JSON.stringify(value)),
+      fc.json(),
+    );
+    const requests = fc.oneof(
+      chatBodies.map((body) => ({ path: "/v1/chat/completions", body })),
+      embeddingsBodies.map((body) => ({ path: "/v1/embeddings", body })),
+    );
     const headerSets = fc.record(
       {
         "x-gateway-priority": fc.constantFrom("high", "normal", "x"),
@@ -227,29 +261,43 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
     it("gets the same status, headers, body and access line", async () => {
       let n = 0;
       await fc.assert(
-        fc.asyncProperty(bodies, headerSets, fc.constantFrom(...callers), async (body, controls, caller) => {
-          n += 1;
-          if (body.length === 0) return;
-          const headers = { ...controls, ...callerHeaders.get(caller) };
-          const fast = await answerOf(body, headers, "application/json", `fast-${n}`);
-          const routed = await answerOf(body, headers, "application/json; charset=UTF-8", `routed-${n}`);
-          assert.equal(fast.status, routed.status);
-          assert.deepEqual(
-            { ...fast.headers, "x-request-id": "_" },
-            { ...routed.headers, "x-request-id": "_" },
-            "headers",
-          );
-          assert.equal(fast.headers["x-request-id"], `fast-${n}`);
-          assert.equal(fast.body, routed.body);
-          assert.deepEqual({ ...fast.line, requestId: "_" }, { ...routed.line, requestId: "_" });
-        }),
+        fc.asyncProperty(
+          requests,
+          headerSets,
+          fc.constantFrom(...callers),
+          async ({ path, body }, controls, caller) => {
+            n += 1;
+            if (body.length === 0) return;
+            const headers = { ...controls, ...callerHeaders.get(caller) };
+            const fast = await answerOf(path, body, headers, "application/json", `fast-${n}`);
+            const routed = await answerOf(path, body, headers, "application/json; charset=UTF-8", `routed-${n}`);
+            assert.equal(fast.status, routed.status);
+            assert.deepEqual(
+              { ...fast.headers, "x-request-id": "_" },
+              { ...routed.headers, "x-request-id": "_" },
+              "headers",
+            );
+            assert.equal(fast.headers["x-request-id"], `fast-${n}`);
+            assert.equal(fast.body, routed.body);
+            assert.deepEqual({ ...fast.line, requestId: "_" }, { ...routed.line, requestId: "_" });
+          },
+        ),
         {
-          numRuns: 60,
-          // Answers relayed from the backend, whole and streamed, and through an alias.
+          numRuns: 80,
+          // Answers relayed from the backend, whole and streamed, through an alias, and embeddings.
           examples: [
-            [BODY, {}, callers.includes("key") ? "key" : "none"],
-            [`${BODY.slice(0, -1)},"stream":true}`, { "x-gateway-priority": "high" }, callers.at(-1)!],
-            [BODY.replace('"m"', '"alias"'), {}, callers.includes("master") ? "master" : "none"],
+            [{ path: CHAT, body: BODY }, {}, callers.includes("key") ? "key" : "none"],
+            [
+              { path: CHAT, body: `${BODY.slice(0, -1)},"stream":true}` },
+              { "x-gateway-priority": "high" },
+              callers.at(-1)!,
+            ],
+            [{ path: CHAT, body: BODY.replace('"m"', '"alias"') }, {}, callers.includes("master") ? "master" : "none"],
+            [
+              { path: "/v1/embeddings", body: '{"model":"e","input":["a","b"]}' },
+              {},
+              callers.includes("key") ? "key" : "none",
+            ],
           ],
         },
       );

@@ -1,39 +1,39 @@
-// POST /v1/chat/completions straight from node:http, in front of fastify, for the ordinary request: a JSON content
-// type as clients send it, a Content-Length within body_limit_bytes, no Transfer-Encoding, Expect or Upgrade, no
-// query string, the server not closing. Every other request goes to fastify, whose route serves it with the same
-// ChatServer after the same key checks (key-gate.ts): the same events, routing, dispatch, headers, answers and access
-// line (test/fast-chat.test.ts holds the two paths equal).
+// POST /v1/chat/completions and /v1/embeddings straight from node:http, in front of fastify, for the ordinary request:
+// a JSON content type as clients send it, a Content-Length within body_limit_bytes, no Transfer-Encoding, Expect or
+// Upgrade, no query string, the server not closing. Every other request goes to fastify, whose routes serve it with
+// the same ModelRouteServer after the same key checks (key-gate.ts): the same events, routing, dispatch, headers,
+// answers and access line (test/fast-model-routes.test.ts holds the two paths equal).
 //
-// Why: fastify's request and reply objects, its hooks, router and content-type parser cost about a fifth of the
-// gateway's CPU per request under load (docs/benchmarks.md, Gateway fast path), on the hottest route there is.
+// Why: fastify's request and reply objects, its hooks, router and content-type parser sit on the path of every
+// request of the two routes that carry the gateway's traffic (docs/benchmarks.md, Gateway fast path).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
+import type { Endpoint } from "../request/facts.ts";
 import { envelopeOf } from "./api-envelope.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
 import { type KeyGate, modelOf, type Refusal } from "./key-gate.ts";
+import type { ModelRouteServer } from "./model-route.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
 import type { RequestTracker } from "./request-log.ts";
-import type { ChatServer } from "./routes/chat.ts";
 import { failRequest, sendRawError } from "./send.ts";
-
-const PATH = "/v1/chat/completions";
 
 /** Content-Type headers taken here, as clients send them; fastify's parser takes any other spelling. */
 const JSON_TYPES = new Set(["application/json", "application/json; charset=utf-8", "application/json;charset=utf-8"]);
 
 const LENGTH = /^[1-9][0-9]{0,9}$/;
 
-export interface FastChatDeps {
+export interface FastRouteDeps {
   bodyLimit: number;
   clientTimeoutMs: number;
   parseWorker: JsonParseWorker;
   requestIdOf(request: IncomingMessage): string;
   track: RequestTracker;
-  serve: ChatServer;
+  /** The routes taken here, by path. */
+  routes: ReadonlyMap<string, { endpoint: Endpoint; serve: ModelRouteServer }>;
   /** The key checks, when [auth] is on. */
   gate: KeyGate | undefined;
   logger: Logger;
@@ -43,13 +43,13 @@ export interface FastChatDeps {
 /** Serves the requests it takes; returns false for those fastify should handle. */
 export type FastRoute = (request: IncomingMessage, res: ServerResponse) => boolean;
 
-export function fastChat(deps: FastChatDeps): FastRoute {
-  const { bodyLimit, parseWorker, track, serve, gate, logger } = deps;
+export function fastModelRoutes(deps: FastRouteDeps): FastRoute {
+  const { bodyLimit, parseWorker, track, routes, gate, logger } = deps;
 
   const refuse = (request: IncomingMessage, res: ServerResponse, requestId: string, refusal: Refusal, model = "") =>
     sendRawError(res, refusal.error, requestId, refusal.headers, envelopeOf(request, model));
 
-  const read = (request: IncomingMessage, res: ServerResponse, requestId: string) =>
+  const read = (request: IncomingMessage, res: ServerResponse, requestId: string, serve: ModelRouteServer) =>
     readJsonBody(request, bodyLimit, parseWorker, { slim: true }).then(
       (body: JsonBody) => {
         if (gate === undefined) return serve(requestId, request, res, body);
@@ -63,7 +63,8 @@ export function fastChat(deps: FastChatDeps): FastRoute {
     );
 
   return (request, res) => {
-    if (request.url !== PATH || request.method !== "POST") return false;
+    const route = request.method === "POST" ? routes.get(request.url ?? "") : undefined;
+    if (route === undefined) return false;
     const headers = request.headers;
     const length = headers["content-length"];
     if (
@@ -79,12 +80,13 @@ export function fastChat(deps: FastChatDeps): FastRoute {
       return false;
     }
     const requestId = deps.requestIdOf(request);
-    track(request, res, requestId, "POST", PATH, "chat");
+    const path = request.url as string;
+    track(request, res, requestId, "POST", path, route.endpoint);
     const served =
       gate === undefined
-        ? read(request, res, requestId)
-        : gate.authenticate(request, PATH).then((refusal) => {
-            if (refusal === undefined) return read(request, res, requestId);
+        ? read(request, res, requestId, route.serve)
+        : gate.authenticate(request, path).then((refusal) => {
+            if (refusal === undefined) return read(request, res, requestId, route.serve);
             refuse(request, res, requestId, refusal);
           });
     // What fastify's error handler would answer for a check that failed unexpectedly (the store, say).
@@ -95,7 +97,7 @@ export function fastChat(deps: FastChatDeps): FastRoute {
 
 /** A body the reader refused, answered as fastify's error handler answers it (server.ts). */
 function refuseBody(
-  deps: FastChatDeps,
+  deps: FastRouteDeps,
   request: IncomingMessage,
   res: ServerResponse,
   requestId: string,
