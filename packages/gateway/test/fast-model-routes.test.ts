@@ -2,8 +2,11 @@
 // (src/http/fast-model-routes.ts). Which requests it takes, and that a request answered there gets exactly what
 // fastify's route gives the same request: status, headers, body, access line.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
@@ -129,6 +132,8 @@ describe("which requests the fast path takes", () => {
 });
 
 const MASTER = "master-key-for-the-fast-path-test";
+const stateDir = mkdtempSync(join(tmpdir(), "gateway-fast-routes-"));
+after(() => rmSync(stateDir, { recursive: true, force: true }));
 
 /** Who a request says it is, when [auth] is on: resolved to headers once the keys exist. */
 type Caller = "none" | "master" | "key" | "other-model-key" | "wrong" | "anthropic-client";
@@ -137,7 +142,7 @@ const EQUIVALENCE_CASES: { title: string; toml: string; callers: Caller[] }[] = 
   { title: "without [auth]", toml: "", callers: ["none"] },
   {
     title: "with [auth] and virtual keys",
-    toml: `[auth]\nmaster_key_env = "MASTER"\n`,
+    toml: `[auth]\nmaster_key_env = "MASTER"\n[state]\npath = "${join(stateDir, "state.json")}"\n`,
     callers: ["none", "master", "key", "other-model-key", "wrong", "anthropic-client"],
   },
 ];
