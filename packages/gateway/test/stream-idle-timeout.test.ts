@@ -40,7 +40,8 @@ describe("a stream whose backend goes quiet mid-stream", () => {
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     const gateway = await startTestGateway(
-      `[server]\nport = 0\nrequest_timeout_seconds = 0.5\n[health_check]\ninterval_seconds = 3600\n` +
+      // Long enough for 40 streams to get their headers on a busy machine; the wait it bounds is the quiet one.
+      `[server]\nport = 0\nrequest_timeout_seconds = 1.5\n[health_check]\ninterval_seconds = 3600\n` +
         backendToml("quiet", upstreamUrl, "generic"),
       closers,
     );
