@@ -2,11 +2,15 @@
 // Measures IRC -> api and api -> IRC latency (p50, p99; one message at a time) and sustained messages per second
 // (a burst, done when the last one arrived), beside the floor: two irc-framework clients talking through the same
 // server. Prints one line per direction with the ratios to the floor.
+// Flags: --before DIR (also measure the bridge built in DIR, a checkout of an earlier commit, in the same run: its
+//        own channel and api account, rounds alternating with this checkout's) --nice=N (the bridges at nice N, e.g.
+//        -10 on a shared machine) --help
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { connectIrcUser, freePort, type IrcUser, startNgircd, startProcess } from "@switchboard/testkit";
 import { PipelinedPoster } from "./pipelined-poster.ts";
 
@@ -28,6 +32,21 @@ const TIMEOUT_MS = 60_000;
 const here = fileURLToPath(new URL(".", import.meta.url));
 /** BENCH_BRIDGE_BIN runs another build of the bridge (a copy of an older commit, for a before/after). */
 const BIN = process.env.BENCH_BRIDGE_BIN ?? join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+const BRIDGE_BIN_IN_CHECKOUT = "packages/bridge/bin/switchboard-bridge.mjs";
+
+const { values: flags } = parseArgs({
+  options: { before: { type: "string" }, nice: { type: "string" }, help: { type: "boolean", default: false } },
+});
+if (flags.help) {
+  console.log(
+    "npm run bench bridge-irc -- [--before DIR] [--nice=N]\n" +
+      "  --before DIR  also measure the bridge built in DIR (a worktree of an earlier commit, built), same run\n" +
+      "  --nice=N      run the bridges at nice N (e.g. -10 on a shared machine)\n" +
+      "Environment: BENCH_MESSAGES, BENCH_WARMUP, BENCH_LATENCY_MESSAGES, BENCH_ROUNDS, BENCH_PATHS (e.g. 'api ->'),\n" +
+      "BENCH_BRIDGE_BIN, BENCH_BRIDGE_NODE_ARGS (e.g. --cpu-prof), BENCH_POST_CONNECTIONS, BENCH_POSTS_IN_FLIGHT",
+  );
+  process.exit(0);
+}
 
 interface Result {
   p50: number;
@@ -190,9 +209,9 @@ function openStream(url: string, arrivals: Arrivals): Promise<() => void> {
   });
 }
 
-function onChannelMessage(user: IrcUser, from: string, arrivals: Arrivals): void {
+function onChannelMessage(user: IrcUser, channel: string, from: string, arrivals: Arrivals): void {
   user.client.on("privmsg", (event) => {
-    if (event.target === CHANNEL && event.nick === from) arrivals.arrived(event.message);
+    if (event.target === channel && event.nick === from) arrivals.arrived(event.message);
   });
 }
 
@@ -202,74 +221,97 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-bridge-irc-"));
   try {
     const server = await startNgircd(teardown);
-    const apiPort = await freePort();
-    const config = join(dir, "bench.toml");
-    writeFileSync(
-      config,
-      `[irc.bench]\nServer = "127.0.0.1:${server.port}"\nNick = "bridge"\nMessageDelay = 0\nMessageQueue = 1000000\n` +
-        `RemoteNickFormat = "<{NICK}> "\n` +
-        `[api.bench]\nBindAddress = "127.0.0.1:${apiPort}"\nBuffer = 10\n` +
-        `[[gateway]]\nname = "bench"\nenable = true\n` +
-        `[[gateway.inout]]\naccount = "irc.bench"\nchannel = "${CHANNEL}"\n` +
-        `[[gateway.inout]]\naccount = "api.bench"\nchannel = "api"\n`,
-    );
-    const bridge = await startProcess(
-      {
-        command: process.execPath,
-        args: [...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), BIN, "-conf", config],
-        ready: { line: "bridge started" },
-        name: "bridge",
-      },
-      teardown,
-    );
+    // Each bridge in its own channel (with its own api account and state file): neither relays the other's burst.
+    const bridges = [{ label: "", bin: BIN, channel: CHANNEL, nick: "bridge" }];
+    if (flags.before !== undefined) {
+      const bin = join(flags.before, BRIDGE_BIN_IN_CHECKOUT);
+      bridges.push({ label: " (before)", bin, channel: `${CHANNEL}-before`, nick: "bridgebefore" });
+    }
+    const channels = bridges.map((b) => b.channel);
     // The human on IRC, and a second one for the floor (they see each other, not the bridge's relays of them).
-    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels: [CHANNEL] });
-    const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels: [CHANNEL] });
-
-    const toApi = new Arrivals();
-    const closeStream = await openStream(`http://127.0.0.1:${apiPort}/api/stream`, toApi);
-    cleanups.push(closeStream);
-    const toIrc = new Arrivals();
-    onChannelMessage(reader, "bridge", toIrc);
+    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels });
+    const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels });
     const floor = new Arrivals();
-    onChannelMessage(reader, "sender", floor);
-
-    const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS);
-    cleanups.push(() => poster.close());
-    const allPaths: Path[] = [
-      {
-        name: "IRC -> api",
-        arrivals: toApi,
-        inFlight: 1,
-        send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
-      },
-      {
-        name: "api -> IRC",
-        arrivals: toIrc,
-        inFlight: POSTS_IN_FLIGHT,
-        send: (seq) => poster.post("/api/message", `{"text":"m${seq}","username":"bench","gateway":"bench"}`),
-      },
-      {
-        name: "floor IRC -> IRC",
-        arrivals: floor,
-        inFlight: 1,
-        send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
-      },
-    ];
+    onChannelMessage(reader, CHANNEL, "sender", floor);
+    const pids = new Map<string, number>();
+    const allPaths: Path[] = [];
+    for (const [n, { label, bin, channel, nick }] of bridges.entries()) {
+      const apiPort = await freePort();
+      const config = join(dir, `bench${n}.toml`);
+      writeFileSync(
+        config,
+        `[irc.bench]\nServer = "127.0.0.1:${server.port}"\nNick = "${nick}"\nMessageDelay = 0\nMessageQueue = 1000000\n` +
+          `RemoteNickFormat = "<{NICK}> "\n` +
+          `[api.bench]\nBindAddress = "127.0.0.1:${apiPort}"\nBuffer = 10\n` +
+          `[[gateway]]\nname = "bench"\nenable = true\n` +
+          `[[gateway.inout]]\naccount = "irc.bench"\nchannel = "${channel}"\n` +
+          `[[gateway.inout]]\naccount = "api.bench"\nchannel = "api"\n`,
+      );
+      const nodeArgs = [
+        ...(process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        bin,
+        "-conf",
+        config,
+      ];
+      const bridge = await startProcess(
+        {
+          command: flags.nice === undefined ? process.execPath : "nice",
+          args: flags.nice === undefined ? nodeArgs : ["-n", flags.nice, process.execPath, ...nodeArgs],
+          ready: { line: "bridge started" },
+          name: `bridge${label}`,
+        },
+        teardown,
+      );
+      const toApi = new Arrivals();
+      const closeStream = await openStream(`http://127.0.0.1:${apiPort}/api/stream`, toApi);
+      cleanups.push(closeStream);
+      const toIrc = new Arrivals();
+      onChannelMessage(reader, channel, nick, toIrc);
+      const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS);
+      cleanups.push(() => poster.close());
+      pids.set(`IRC -> api${label}`, bridge.pid).set(`api -> IRC${label}`, bridge.pid);
+      allPaths.push(
+        {
+          name: `IRC -> api${label}`,
+          arrivals: toApi,
+          inFlight: 1,
+          send: (seq) => sender.client.raw("PRIVMSG", channel, `m${seq}`),
+        },
+        {
+          name: `api -> IRC${label}`,
+          arrivals: toIrc,
+          inFlight: POSTS_IN_FLIGHT,
+          send: (seq) => poster.post("/api/message", `{"text":"m${seq}","username":"bench","gateway":"bench"}`),
+        },
+      );
+    }
+    allPaths.push({
+      name: "floor IRC -> IRC",
+      arrivals: floor,
+      inFlight: 1,
+      send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
+    });
     // Rounds alternate between the paths so a burst of load from elsewhere hits all of them; figures are medians.
     const f = (n: number, digits = 3) => n.toFixed(digits);
     const cpu = (r: Result) =>
       `CPU µs/msg: bridge ${f(r.bridgeUs, 0)}, load generator ${f(r.benchUs, 0)}, ngircd ${f(r.serverUs, 0)}`;
-    const pids = { bridge: bridge.pid, server: server.pid };
     // BENCH_PATHS=api measures only the paths whose name holds "api" (and the floor, always): for profiling one.
     const only = process.env.BENCH_PATHS?.split(",").filter(Boolean);
     const paths = allPaths.filter(
       (p) => only === undefined || p.name.startsWith("floor") || only.some((part) => p.name.includes(part)),
     );
     const runs = new Map<string, Result[]>(paths.map((p) => [p.name, []]));
+    const bridgePaths = paths.filter((p) => !p.name.startsWith("floor"));
+    const floorPath = paths.filter((p) => p.name.startsWith("floor"));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const path of paths) {
-        const r = await measure(path, pids);
+      // Every other round in the opposite order: the work a burst leaves behind (the floor's lines that a bridge
+      // relays to its api account, late) falls on each bridge's paths in turn.
+      const ordered = round % 2 === 0 ? bridgePaths : [...bridgePaths].reverse();
+      for (const path of [...ordered, ...floorPath]) {
+        const r = await measure(path, {
+          bridge: pids.get(path.name) ?? pids.get("api -> IRC") ?? 0,
+          server: server.pid,
+        });
         runs.get(path.name)?.push(r);
         console.log(`round ${round + 1} ${path.name}: ${f(r.rate, 0)} msg/s, ${cpu(r)}`);
       }
