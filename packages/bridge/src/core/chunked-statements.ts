@@ -118,6 +118,7 @@ export class ChunkedDelete {
 
   /** Deletes the rows whose keys are `keys` (in any order); false once a run failed. */
   delete(run: RunStatement, keys: readonly number[]): boolean {
+    if (keys.length === 1) return this.#in.runAll(run, 1, 1, keys);
     const { ranges, singles } = seqRanges(keys);
     for (const range of ranges) if (!run(this.#between, range)) return false;
     return this.#in.runAll(run, singles.length, 1, singles);

@@ -133,8 +133,9 @@ export class TurnRows {
 
   #writeAll(run: RunStatement): boolean {
     if (this.#outbound.size > 0) {
-      const values: OutboundValues[number][] = [];
-      for (const row of this.#outbound.values()) values.push(...row);
+      let values: OutboundValues[number][] = [];
+      if (this.#outbound.size === 1) values = this.#outbound.values().next().value ?? values;
+      else for (const row of this.#outbound.values()) values.push(...row);
       if (!this.#insertOutbound.insert(run, values)) return false;
     }
     if (this.#dequeued.length > 0 && !this.#deleteOutbound.delete(run, this.#dequeued)) return false;
