@@ -13,7 +13,7 @@ import type { StoredCopy } from "./state-store.ts";
 const MAX_HELD_CHARS = 256 * 1024;
 
 /** The columns of an outbound row, in the order `queue` takes them. */
-export const OUTBOUND_COLUMNS = [
+const OUTBOUND_COLUMNS = [
   "seq",
   "account",
   "channel",

@@ -10,12 +10,13 @@ import { fastModelRoutes } from "./fast-model-routes.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
 import { readJsonBody } from "./json-body.ts";
 import { keyGate } from "./key-gate.ts";
+import { registerModelRoute } from "./model-route.ts";
 import { JsonParseWorker } from "./parse-worker.ts";
 import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
-import { chatServer, registerChatRoute } from "./routes/chat.ts";
+import { chatServer } from "./routes/chat.ts";
 import { registerDashboard } from "./routes/dashboard.ts";
-import { embeddingsServer, registerEmbeddingsRoute } from "./routes/embeddings.ts";
+import { embeddingsServer } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
@@ -135,8 +136,8 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   // Before the routes: every route, later ones included, passes through authentication and the key's limits.
   if (gate) registerAuth(app, gate);
   registerKeyRoutes(app, context);
-  registerChatRoute(app, serveChat);
-  registerEmbeddingsRoute(app, serveEmbeddings);
+  registerModelRoute(app, "/v1/chat/completions", serveChat);
+  registerModelRoute(app, "/v1/embeddings", serveEmbeddings);
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);
   registerResponsesRoutes(app, context, context.responses);

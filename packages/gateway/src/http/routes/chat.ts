@@ -1,38 +1,22 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FastifyInstance } from "fastify";
 import { chatJob } from "../../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
-import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
 import { factsOf } from "../../request/facts.ts";
 import { chatRequirements } from "../../routing/requirements.ts";
 import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
-import type { ModelRouteServer } from "../model-route.ts";
+import { answeringFailures, type ModelRouteServer } from "../model-route.ts";
 import { routeControls } from "../route-controls.ts";
-import { answerDispatch, failRequest, sendRawError } from "../send.ts";
+import { answerDispatch, sendRawError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateChat } from "../validate-chat.ts";
 
-/** POST /v1/chat/completions through fastify: the requests fast-model-routes.ts did not take. */
-export function registerChatRoute(app: FastifyInstance, serve: ModelRouteServer): void {
-  app.post("/v1/chat/completions", (request, reply) => {
-    reply.hijack();
-    return serve(String(request.id), request.raw, reply.raw, request.body as JsonBody | undefined);
-  });
-}
-
-/** Validate, route, dispatch (streaming or not; queued when every backend is full). */
+/** POST /v1/chat/completions: validate, route, dispatch (streaming or not; queued when every backend is full). */
 export function chatServer(context: GatewayContext): ModelRouteServer {
   const { router, registry, events, pipeline, logger } = context;
-  const serve = async (
-    requestId: string,
-    request: IncomingMessage,
-    res: ServerResponse,
-    parsed: JsonBody | undefined,
-  ) => {
+  const serve: ModelRouteServer = async (requestId, request, res, parsed) => {
     setBudgetHeaders(res, context.budget);
     const headers = request.headers;
     const controls = routeControls(headers);
@@ -89,9 +73,7 @@ export function chatServer(context: GatewayContext): ModelRouteServer {
     // body, the decision, everything above) for as long as the stream lasts.
     return answerDispatch(dispatch, res, requestId, logger);
   };
-  // The route's answers are its own (hijacked): anything it throws is answered here, never left hanging.
-  return (requestId, request, res, parsed) =>
-    serve(requestId, request, res, parsed).catch((error: unknown) => failRequest(res, requestId, logger, error));
+  return answeringFailures(logger, serve);
 }
 
 /** Whether a backend that may serve (now, or after waiting for a slot) is a cloud one. */

@@ -1,36 +1,20 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FastifyInstance } from "fastify";
 import { embeddingsJob } from "../../dispatch/embeddings.ts";
 import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
-import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
 import { factsOf } from "../../request/facts.ts";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
-import type { ModelRouteServer } from "../model-route.ts";
+import { answeringFailures, type ModelRouteServer } from "../model-route.ts";
 import { routeControls } from "../route-controls.ts";
-import { answerDispatch, failRequest, sendRawError } from "../send.ts";
+import { answerDispatch, sendRawError } from "../send.ts";
 import { traceparentOf } from "../traceparent.ts";
 import { validateEmbeddings } from "../validate-embeddings.ts";
 
-/** POST /v1/embeddings through fastify: the requests fast-model-routes.ts did not take. */
-export function registerEmbeddingsRoute(app: FastifyInstance, serve: ModelRouteServer): void {
-  app.post("/v1/embeddings", (request, reply) => {
-    reply.hijack();
-    return serve(String(request.id), request.raw, reply.raw, request.body as JsonBody | undefined);
-  });
-}
-
-/** Routed only to backends whose model produces embeddings; never substituted by another model. */
+/** POST /v1/embeddings: routed only to backends whose model produces embeddings; never substituted by another model. */
 export function embeddingsServer(context: GatewayContext): ModelRouteServer {
   const { router, registry, events, pipeline, logger } = context;
-  const serve = async (
-    requestId: string,
-    request: IncomingMessage,
-    res: ServerResponse,
-    parsed: JsonBody | undefined,
-  ) => {
+  const serve: ModelRouteServer = async (requestId, request, res, parsed) => {
     setBudgetHeaders(res, context.budget);
     // A different embedding model yields vectors in another space: flexible substitution never applies here.
     const { priority } = routeControls(request.headers);
@@ -81,6 +65,5 @@ export function embeddingsServer(context: GatewayContext): ModelRouteServer {
     facts.dispatch = dispatch;
     return answerDispatch(dispatch, res, requestId, logger);
   };
-  return (requestId, request, res, parsed) =>
-    serve(requestId, request, res, parsed).catch((error: unknown) => failRequest(res, requestId, logger, error));
+  return answeringFailures(logger, serve);
 }
