@@ -13,16 +13,7 @@ import type { StoredCopy } from "./state-store.ts";
 const MAX_HELD_CHARS = 256 * 1024;
 
 /** The columns of an outbound row, in the order `queue` takes them. */
-const OUTBOUND_COLUMNS = [
-  "seq",
-  "account",
-  "channel",
-  "gateway",
-  "message",
-  "copy_of",
-  "edit_of",
-  "reply_to",
-] as const;
+const OUTBOUND_COLUMNS = ["seq", "account", "channel", "gateway", "message", "copy_of", "edit_of", "reply_to"] as const;
 
 export type OutboundValues = [
   seq: number,
