@@ -298,9 +298,11 @@ class FakeServer implements FakeLlmServer {
       errorAfter: fault.kind === "stream-error" ? Math.max(0, fault.afterChunks) : undefined,
       kill: () => {
         killed = true;
-        // End the socket once what was written is flushed, without the response's end: a truncated body.
+        // End the socket once what was written is flushed, without the response's end: a truncated body. After this
+        // turn: Node's response hands the turn's writes to the socket only at the end of it (it corks the socket until
+        // the next tick), and Node 24.22 drops them if the socket is ended before.
         const socket = res.socket;
-        if (socket) socket.destroySoon();
+        if (socket) setImmediate(() => socket.destroySoon());
         else res.destroy();
       },
     };
