@@ -1,4 +1,5 @@
 import type { Registry } from "prom-client";
+import { RecentlyUsed } from "./recently-used.ts";
 
 /** Key names with a series of their own; past this many, the least recently used is folded into OTHER_KEYS. */
 const MAX_KEY_SERIES = 1_000;
@@ -29,14 +30,17 @@ function addInto(into: Map<string, number>, from: Map<string, number>): void {
  * negative rate; what it had counted before stays in "(other)".
  */
 export class KeyMetrics {
-  /** In order of last use, least recent first (a Map keeps insertion order; a used key is moved to the end). */
-  readonly #keys = new Map<string, KeyCounts>();
+  readonly #keys: RecentlyUsed<KeyCounts>;
   #other = noCounts();
 
   constructor(
     registry: Registry,
     readonly maxKeys = MAX_KEY_SERIES,
   ) {
+    this.#keys = new RecentlyUsed(maxKeys, (_key, counts) => {
+      addInto(this.#other.requests, counts.requests);
+      addInto(this.#other.tokens, counts.tokens);
+    });
     this.#register(
       registry,
       "gateway_key_requests_total",
@@ -55,7 +59,7 @@ export class KeyMetrics {
 
   /** One completed request of `key`. */
   record(key: string, status: number, promptTokens = 0, completionTokens = 0): void {
-    const counts = this.#countsFor(key);
+    const counts = this.#keys.use(key, noCounts);
     const statusLabel = String(status);
     counts.requests.set(statusLabel, (counts.requests.get(statusLabel) ?? 0) + 1);
     if (promptTokens) counts.tokens.set("prompt", (counts.tokens.get("prompt") ?? 0) + promptTokens);
@@ -64,27 +68,7 @@ export class KeyMetrics {
 
   /** Key names that have series of their own now, least recently used first. */
   keys(): string[] {
-    return [...this.#keys.keys()];
-  }
-
-  #countsFor(key: string): KeyCounts {
-    const known = this.#keys.get(key);
-    if (known !== undefined) {
-      this.#keys.delete(key);
-      this.#keys.set(key, known);
-      return known;
-    }
-    if (this.#keys.size >= this.maxKeys) this.#foldLeastRecent();
-    const counts = noCounts();
-    this.#keys.set(key, counts);
-    return counts;
-  }
-
-  #foldLeastRecent(): void {
-    const [key, counts] = this.#keys.entries().next().value as [string, KeyCounts];
-    this.#keys.delete(key);
-    addInto(this.#other.requests, counts.requests);
-    addInto(this.#other.tokens, counts.tokens);
+    return [...this.#keys.entries()].map(([key]) => key);
   }
 
   /** Registers one counter with prom-client, which formats what `get()` hands it (as fast-metrics.ts does). */
@@ -105,7 +89,7 @@ export class KeyMetrics {
         const add = (key: string, counts: KeyCounts) => {
           for (const [value, count] of pick(counts)) values.push({ value: count, labels: { key, [label]: value } });
         };
-        for (const [key, counts] of this.#keys) add(key, counts);
+        for (const [key, counts] of this.#keys.entries()) add(key, counts);
         add(OTHER_KEYS, this.#other);
         return { name, help, type: "counter", aggregator: "sum", values };
       },

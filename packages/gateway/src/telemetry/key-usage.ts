@@ -1,4 +1,5 @@
 import type { EventBus } from "./events.ts";
+import { RecentlyUsed } from "./recently-used.ts";
 
 /** Keys tallied one by one; past this many names (a churn of short-lived keys) the rest share one row. */
 const MAX_KEY_ROWS = 1_000;
@@ -19,48 +20,32 @@ export interface KeyUsageRow {
  * key landing in "(other keys)" behind a thousand deleted ones.
  */
 export class KeyUsage {
-  /** In order of last use, least recent first (a Map keeps insertion order; a used row is moved to the end). */
-  readonly #rows = new Map<string, KeyUsageRow>();
+  readonly #rows: RecentlyUsed<KeyUsageRow>;
   #other: KeyUsageRow | undefined;
 
   constructor(
     events: EventBus,
     readonly maxRows = MAX_KEY_ROWS,
   ) {
+    this.#rows = new RecentlyUsed(maxRows, (_key, row) => {
+      this.#other ??= { key: OTHER_KEYS, requests: 0, prompt_tokens: 0, completion_tokens: 0 };
+      this.#other.requests += row.requests;
+      this.#other.prompt_tokens += row.prompt_tokens;
+      this.#other.completion_tokens += row.completion_tokens;
+    });
     events.on("request_completed", (event) => {
       if (event.key === undefined) return;
-      const row = this.#rowFor(event.key);
+      const key = event.key;
+      const row = this.#rows.use(key, () => ({ key, requests: 0, prompt_tokens: 0, completion_tokens: 0 }));
       row.requests++;
       row.prompt_tokens += event.promptTokens ?? 0;
       row.completion_tokens += event.completionTokens ?? 0;
     });
   }
 
-  #rowFor(key: string): KeyUsageRow {
-    const known = this.#rows.get(key);
-    if (known !== undefined) {
-      this.#rows.delete(key);
-      this.#rows.set(key, known);
-      return known;
-    }
-    if (this.#rows.size >= this.maxRows) this.#foldLeastRecent();
-    const row = { key, requests: 0, prompt_tokens: 0, completion_tokens: 0 };
-    this.#rows.set(key, row);
-    return row;
-  }
-
-  #foldLeastRecent(): void {
-    const [key, row] = this.#rows.entries().next().value as [string, KeyUsageRow];
-    this.#rows.delete(key);
-    this.#other ??= { key: OTHER_KEYS, requests: 0, prompt_tokens: 0, completion_tokens: 0 };
-    this.#other.requests += row.requests;
-    this.#other.prompt_tokens += row.prompt_tokens;
-    this.#other.completion_tokens += row.completion_tokens;
-  }
-
   /** Most requests first. */
   rows(): KeyUsageRow[] {
-    const rows = [...this.#rows.values()];
+    const rows = [...this.#rows.entries()].map(([, row]) => row);
     if (this.#other !== undefined) rows.push(this.#other);
     return rows.sort((a, b) => b.requests - a.requests || (a.key < b.key ? -1 : 1));
   }
