@@ -24,6 +24,8 @@ const LATENCY_MESSAGES = Number(process.env.BENCH_LATENCY_MESSAGES ?? 1_000);
 const BURST_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CHANNEL = "#bench";
+/** The floor's own channel: no bridge is in it, so none relays the floor's bursts (and is charged for them). */
+const FLOOR_CHANNEL = "#floor";
 /** api -> IRC bursts: keep-alive connections, and POSTs in flight across them (pipelined). */
 const POST_CONNECTIONS = Number(process.env.BENCH_POST_CONNECTIONS ?? 4);
 const POSTS_IN_FLIGHT = Number(process.env.BENCH_POSTS_IN_FLIGHT ?? 64);
@@ -56,6 +58,9 @@ interface Result {
   bridgeUs: number;
   benchUs: number;
   serverUs: number;
+  /** The bridge's read and write system calls per burst message (/proc/<pid>/io: sockets, the state file, logs). */
+  bridgeReads: number;
+  bridgeWrites: number;
 }
 
 const TICKS_PER_SECOND = 100;
@@ -70,6 +75,17 @@ function processCpuUs(pid: number): number {
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
   } catch {
     return Number.NaN;
+  }
+}
+
+/** Read and write system calls a process has made (all threads), from /proc/<pid>/io. */
+function processSyscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? Number.NaN);
+    return { reads: field("syscr"), writes: field("syscw") };
+  } catch {
+    return { reads: Number.NaN, writes: Number.NaN };
   }
 }
 
@@ -155,10 +171,12 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
   }
   latencies.sort((a, b) => a - b);
   const cpuBefore = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
+  const syscallsBefore = processSyscalls(pids.bridge);
   const start = process.hrtime.bigint();
   await burst(BURST_MESSAGES);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const cpuAfter = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
+  const syscallsAfter = processSyscalls(pids.bridge);
   const perMessage = (i: number) => ((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN)) / BURST_MESSAGES;
   return {
     p50: percentile(latencies, 50),
@@ -167,6 +185,8 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
     bridgeUs: perMessage(0),
     benchUs: perMessage(1),
     serverUs: perMessage(2),
+    bridgeReads: (syscallsAfter.reads - syscallsBefore.reads) / BURST_MESSAGES,
+    bridgeWrites: (syscallsAfter.writes - syscallsBefore.writes) / BURST_MESSAGES,
   };
 }
 
@@ -182,6 +202,8 @@ function median(results: Result[]): Result {
     bridgeUs: pick("bridgeUs"),
     benchUs: pick("benchUs"),
     serverUs: pick("serverUs"),
+    bridgeReads: pick("bridgeReads"),
+    bridgeWrites: pick("bridgeWrites"),
   };
 }
 
@@ -227,12 +249,12 @@ async function main(): Promise<void> {
       const bin = join(flags.before, BRIDGE_BIN_IN_CHECKOUT);
       bridges.push({ label: " (before)", bin, channel: `${CHANNEL}-before`, nick: "bridgebefore" });
     }
-    const channels = bridges.map((b) => b.channel);
+    const channels = [...bridges.map((b) => b.channel), FLOOR_CHANNEL];
     // The human on IRC, and a second one for the floor (they see each other, not the bridge's relays of them).
     const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels });
     const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels });
     const floor = new Arrivals();
-    onChannelMessage(reader, CHANNEL, "sender", floor);
+    onChannelMessage(reader, FLOOR_CHANNEL, "sender", floor);
     const pids = new Map<string, number>();
     const allPaths: Path[] = [];
     for (const [n, { label, bin, channel, nick }] of bridges.entries()) {
@@ -289,12 +311,15 @@ async function main(): Promise<void> {
       name: "floor IRC -> IRC",
       arrivals: floor,
       inFlight: 1,
-      send: (seq) => sender.client.raw("PRIVMSG", CHANNEL, `m${seq}`),
+      send: (seq) => sender.client.raw("PRIVMSG", FLOOR_CHANNEL, `m${seq}`),
     });
     // Rounds alternate between the paths so a burst of load from elsewhere hits all of them; figures are medians.
     const f = (n: number, digits = 3) => n.toFixed(digits);
     const cpu = (r: Result) =>
-      `CPU µs/msg: bridge ${f(r.bridgeUs, 0)}, load generator ${f(r.benchUs, 0)}, ngircd ${f(r.serverUs, 0)}`;
+      `CPU µs/msg: bridge ${f(r.bridgeUs, 0)}, load generator ${f(r.benchUs, 0)}, ngircd ${f(r.serverUs, 0)}` +
+      (Number.isNaN(r.bridgeWrites)
+        ? ""
+        : `; bridge syscalls/msg: ${f(r.bridgeReads, 2)} reads, ${f(r.bridgeWrites, 2)} writes`);
     // BENCH_PATHS=api measures only the paths whose name holds "api" (and the floor, always): for profiling one.
     const only = process.env.BENCH_PATHS?.split(",").filter(Boolean);
     const paths = allPaths.filter(
@@ -304,8 +329,8 @@ async function main(): Promise<void> {
     const bridgePaths = paths.filter((p) => !p.name.startsWith("floor"));
     const floorPath = paths.filter((p) => p.name.startsWith("floor"));
     for (let round = 0; round < ROUNDS; round++) {
-      // Every other round in the opposite order: the work a burst leaves behind (the floor's lines that a bridge
-      // relays to its api account, late) falls on each bridge's paths in turn.
+      // Every other round in the opposite order: the work a burst leaves behind (garbage to collect, lines still on
+      // their way) falls on each bridge's paths in turn.
       const ordered = round % 2 === 0 ? bridgePaths : [...bridgePaths].reverse();
       for (const path of [...ordered, ...floorPath]) {
         const r = await measure(path, {
