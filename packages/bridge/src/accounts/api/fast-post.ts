@@ -218,8 +218,10 @@ export function fastPost(deps: FastPostDeps): FastPost {
 
   /**
    * The requests whose headers the parser just read. Their bodies usually came in the same read, which the parser
-   * goes on with once the request event returns: a tick later they are complete, and each is taken in one read()
-   * rather than through data and end events (a tick for all of them, instead of three events and ticks each).
+   * goes on with once the request event returns: at the end of the loop's poll phase (setImmediate) they are
+   * complete, and each is taken in one read() rather than through data and end events (one callback for all of them,
+   * instead of three events and ticks each). Not a tick later: the parser reads the socket natively and calls the
+   * request event through MakeCallback, which runs the tick queue as it returns, before the body is parsed.
    */
   let arriving: Arriving[] = [];
   const takeArrived = () => {
@@ -245,7 +247,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     if (length === 0 || length > bodyLimit) return false;
     if (check !== undefined && !check(headers.authorization).ok) return false;
     coalesceWrites(request.socket as Socket);
-    if (arriving.length === 0) process.nextTick(takeArrived);
+    if (arriving.length === 0) setImmediate(takeArrived);
     arriving.push({ request, response, startedAt: performance.now(), format, length });
     return true;
   };
