@@ -1,7 +1,7 @@
 // The outbound queue with a connection that sends batches (Connection.sendBatch, IRC's corked writes): with
-// MessageDelay 0 the messages that waited while one was being sent go out together, in order; a failed batch counts
-// none as sent and goes again, in order, once the account is back; pacing, a message waiting for an id and one
-// with files each keep the one-at-a-time send.
+// MessageDelay 0 the messages queued in one moment go out together, in order, and so do those that waited while a
+// batch was being sent; a lone message goes alone; a failed batch counts none as sent and goes again, in order, once
+// the account is back; pacing, a message waiting for an id and one with files each keep the one-at-a-time send.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import pino from "pino";
@@ -46,37 +46,55 @@ function harness(messageDelay = 0) {
 }
 
 describe("outbound queue batches", () => {
-  it("sends what waited behind an in-flight message in one batch, in order, each resolving with its id", async () => {
+  it("sends the messages of one moment in one batch, in order, each resolving with its id", async () => {
     const { calls, queue, delivery } = harness();
-    const results = ["1", "2", "3", "4"].map((text) => queue.enqueue(delivery(text)));
+    const results = ["1", "2", "3"].map((text) => queue.enqueue(delivery(text)));
+    assert.equal(calls.length, 0, "nothing goes before the moment's microtasks are done");
+    await Promise.resolve();
     assert.deepEqual(
       calls.map((c) => c.texts),
-      [["single:1"]],
+      [["batch:1", "batch:2", "batch:3"]],
     );
-    calls[0]?.resolve(["id1"]);
-    await settle();
-    assert.deepEqual(calls[1]?.texts, ["batch:2", "batch:3", "batch:4"]);
     assert.equal(queue.size, 3, "held until the batch is confirmed");
-    calls[1]?.resolve(["id2", "id3", "id4"]);
-    assert.deepEqual(await Promise.all(results), ["id1", "id2", "id3", "id4"]);
+    calls[0]?.resolve(["id1", "id2", "id3"]);
+    assert.deepEqual(await Promise.all(results), ["id1", "id2", "id3"]);
+    assert.equal(queue.size, 0);
+  });
+
+  it("sends what waited behind an in-flight batch in the next one, and a lone message alone", async () => {
+    const { calls, queue, delivery } = harness();
+    const first = ["1", "2"].map((text) => queue.enqueue(delivery(text)));
+    await settle();
+    const second = ["3", "4", "5"].map((text) => queue.enqueue(delivery(text)));
+    await settle();
+    assert.equal(calls.length, 1, "one batch in flight at a time");
+    calls[0]?.resolve(["id1", "id2"]);
+    await settle();
+    assert.deepEqual(calls[1]?.texts, ["batch:3", "batch:4", "batch:5"]);
+    calls[1]?.resolve(["id3", "id4", "id5"]);
+    assert.deepEqual(await Promise.all([...first, ...second]), ["id1", "id2", "id3", "id4", "id5"]);
+    const lone = queue.enqueue(delivery("6"));
+    await settle();
+    assert.deepEqual(calls[2]?.texts, ["single:6"]);
+    calls[2]?.resolve(["id6"]);
+    assert.equal(await lone, "id6");
     assert.equal(queue.size, 0);
   });
 
   it("counts none of a failed batch as sent: all go again, in order, once the account is back", async () => {
     const { calls, state, queue, delivery } = harness();
     const results = ["1", "2", "3"].map((text) => queue.enqueue(delivery(text)));
-    calls[0]?.resolve([""]);
     await settle();
     state.up = false;
-    calls[1]?.reject(new Error("the connection closed"));
+    calls[0]?.reject(new Error("the connection closed"));
     await settle();
-    assert.equal(queue.size, 2, "both held for the reconnect");
-    assert.equal(calls.length, 2, "nothing sent while down");
+    assert.equal(queue.size, 3, "all held for the reconnect");
+    assert.equal(calls.length, 1, "nothing sent while down");
     state.up = true;
     queue.resume();
     await settle();
-    assert.deepEqual(calls[2]?.texts, ["batch:2", "batch:3"]);
-    calls[2]?.resolve(["", ""]);
+    assert.deepEqual(calls[1]?.texts, ["batch:1", "batch:2", "batch:3"]);
+    calls[1]?.resolve(["", "", ""]);
     assert.deepEqual(await Promise.all(results), ["", "", ""]);
   });
 
@@ -109,21 +127,21 @@ describe("outbound queue batches", () => {
     queue.enqueue(withFiles);
     queue.enqueue(delivery("4"));
     queue.enqueue(delivery("5"));
-    calls[0]?.resolve([""]);
     await settle();
-    assert.deepEqual(calls[1]?.texts, ["batch:2", "batch:3"]);
-    calls[1]?.resolve(["", ""]);
+    assert.deepEqual(calls[0]?.texts, ["batch:1", "batch:2", "batch:3"]);
+    calls[0]?.resolve(["", "", ""]);
     await settle();
+    assert.equal(calls.length, 1, "the edit waits for its original's id");
     ready(true);
     await settle();
-    assert.deepEqual(calls[2]?.texts, ["single:edit"]);
+    assert.deepEqual(calls[1]?.texts, ["single:edit"]);
+    calls[1]?.resolve([""]);
+    await settle();
+    assert.deepEqual(calls[2]?.texts, ["single:files"]);
     calls[2]?.resolve([""]);
     await settle();
-    assert.deepEqual(calls[3]?.texts, ["single:files"]);
-    calls[3]?.resolve([""]);
-    await settle();
-    assert.deepEqual(calls[4]?.texts, ["batch:4", "batch:5"]);
-    calls[4]?.resolve(["", ""]);
+    assert.deepEqual(calls[3]?.texts, ["batch:4", "batch:5"]);
+    calls[3]?.resolve(["", ""]);
     await settle();
     assert.equal(queue.size, 0);
   });

@@ -4,8 +4,10 @@
 // and, when it edits or replies to a message whose id is not known yet, sent only once that id is.
 //
 // The common case costs nothing extra: an idle queue of a connected, unpaced account sends at once, synchronously.
-// Unpaced (MessageDelay 0), the messages that waited meanwhile go together through the connection's sendBatch when it
-// has one (IRC: one socket write), still in order and each held until the batch is confirmed.
+// Unpaced (MessageDelay 0), when the connection has a sendBatch (IRC: one socket write), messages go together through
+// it, still in order and each held until the batch is confirmed: those that waited behind one being sent, and those
+// queued in one moment (an idle queue starts sending once the current microtasks are done, not at the first message,
+// so the messages routed in one event-loop callback, such as a burst of posts, leave in one write instead of two).
 import type { Logger } from "pino";
 import type { Delivery, SendResult } from "./account.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
@@ -110,7 +112,15 @@ export class OutboundQueue {
   enqueue(delivery: Delivery, ready?: Promise<boolean>): SendResult {
     if (this.#closed) return "";
     const deps = this.#deps;
-    if (ready === undefined && this.#items.length === 0 && !this.#pumping && deps.isUp() && deps.pacer.ready()) {
+    const batching = deps.sendBatch !== undefined && deps.pacer.intervalMs <= 0;
+    if (
+      !batching &&
+      ready === undefined &&
+      this.#items.length === 0 &&
+      !this.#pumping &&
+      deps.isUp() &&
+      deps.pacer.ready()
+    ) {
       deps.pacer.reserve();
       const queuedAt = deps.clock.now();
       let result: SendResult;
@@ -134,9 +144,22 @@ export class OutboundQueue {
     }
     const { item, promise } = this.#newItem(delivery, ready);
     this.#items.push(item);
-    if (!this.#pumping && deps.isUp()) void this.#pump(undefined);
+    if (!this.#pumping && deps.isUp()) {
+      if (batching) this.#pumpSoon();
+      else void this.#pump(undefined);
+    }
     return promise;
   }
+
+  /** Starts the pump once the current microtasks are done, so that what is queued meanwhile joins the first batch. */
+  #pumpSoon(): void {
+    this.#pumping = true;
+    queueMicrotask(this.#startPump);
+  }
+
+  readonly #startPump = (): void => {
+    void this.#pump(undefined);
+  };
 
   /** Resolves once the queue holds nothing (at once if it is empty): every message sent, dropped or closed. */
   whenEmpty(): Promise<void> {
