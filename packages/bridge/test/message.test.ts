@@ -47,6 +47,40 @@ describe("timestamp", () => {
     assert.equal(Date.parse(ts), 1_795_000_000_000);
   });
 
+  it("formats any instant as without its per-second cache, whatever came before", () => {
+    const pad = (value: number, width: number) => String(value).padStart(width, "0");
+    /** The formatting in full, every field each time. */
+    const reference = (ns: bigint) => {
+      const ms = Number(ns / 1_000_000n);
+      const offsetMinutes = -new Date(ms).getTimezoneOffset();
+      const local = new Date(ms + offsetMinutes * 60_000);
+      const abs = Math.abs(offsetMinutes);
+      return (
+        `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}` +
+        `T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}:${pad(local.getUTCSeconds(), 2)}` +
+        `.${pad(Number(ns % 1_000_000_000n), 9)}${offsetMinutes < 0 ? "-" : "+"}` +
+        `${pad(Math.floor(abs / 60), 2)}:${pad(abs % 60, 2)}`
+      );
+    };
+    // Instants near each other (the same second, the next one, a minute boundary) as well as far apart.
+    const second = fc.bigInt({ min: 0n, max: 4_102_444_800n });
+    const instant = fc.tuple(second, fc.bigInt({ min: 0n, max: 999_999_999n })).map(([s, n]) => s * 1_000_000_000n + n);
+    const nearby = fc.tuple(
+      instant,
+      fc.array(fc.bigInt({ min: -2_000_000_000n, max: 2_000_000_000n }), { maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(nearby, ([start, steps]) => {
+        let ns = start;
+        for (const step of [0n, ...steps]) {
+          ns = ns + step < 0n ? ns : ns + step;
+          assert.equal(formatTimestamp(ns), reference(ns));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("is monotonic within a run", () => {
     let previous = "";
     for (let i = 0; i < 1000; i++) {
