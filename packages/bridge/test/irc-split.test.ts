@@ -17,6 +17,19 @@ const noSpace = (text: string) => text.replace(/\s/g, "");
 const wellFormed = (text: string) =>
   !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
+describe("utf8Length", () => {
+  it("counts the bytes TextEncoder writes, lone surrogates (U+FFFD) included", () => {
+    const encoder = new TextEncoder();
+    const units = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) });
+    fc.assert(
+      fc.property(fc.oneof(units, fc.string({ unit: "binary" })), (text) => {
+        assert.equal(utf8Length(text), encoder.encode(text).length);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("messageLines", () => {
   it("gives one IRC line per message line, without empty lines or NUL", () => {
     assert.deepEqual(messageLines("one\r\ntwo\n\n  \nthree\rfour\0"), ["one", "two", "three", "four"]);

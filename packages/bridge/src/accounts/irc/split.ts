@@ -5,8 +5,8 @@
 /** Matterbridge's default MessageClipped. */
 export const DEFAULT_CLIPPED = " <clipped message>";
 
-const encoder = new TextEncoder();
-export const utf8Length = (text: string): number => encoder.encode(text).length;
+/** Bytes of `text` in UTF-8 (a lone surrogate counts as U+FFFD, 3 bytes), counted without encoding it. */
+export const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8");
 
 /**
  * The longest prefix of `text` (in UTF-16 units) whose UTF-8 encoding fits in `maxBytes`, ending on a code point
