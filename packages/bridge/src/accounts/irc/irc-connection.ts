@@ -23,7 +23,7 @@ import {
   topicMessage,
 } from "./inbound.ts";
 import type { IRC_KEYS } from "./keys.ts";
-import { refuseUnsafeLines } from "./line-guard.ts";
+import { type RefusedLine, refuseUnsafeLines } from "./line-guard.ts";
 import { alternativeNick } from "./nick.ts";
 import { type IrcLine, ircLines } from "./outbound.ts";
 import { Roster } from "./roster.ts";
@@ -114,6 +114,9 @@ export class IrcConnection implements Connection {
     this.sendBatch = this.#twitch ? undefined : (deliveries) => this.#sendCorked(deliveries);
   }
 
+  readonly #refusedLine: RefusedLine = (command) =>
+    this.#logger.error({ command }, "refused to write an IRC line holding CR, LF or NUL; the line was not sent");
+
   /** The nick the server knows us by (it may differ from Nick while that one is taken). */
   get nick(): string {
     return this.#client?.user.nick ?? this.#settings.Nick;
@@ -125,9 +128,7 @@ export class IrcConnection implements Connection {
     const pingMs = parseGoDuration(settings.PingDelay) || 60_000;
     const client = new IRC.Client();
     guardCommands(client, (line, error) => this.#malformed.skip("an IRC line", rawLine(line), error));
-    refuseUnsafeLines(client, (command) =>
-      this.#logger.error({ command }, "refused to write an IRC line holding CR, LF or NUL; the line was not sent"),
-    );
+    refuseUnsafeLines(client, this.#refusedLine);
     this.#client = client;
     this.#registered = false;
     this.#roster = new Roster((name) => client.caseLower(name));
@@ -335,7 +336,7 @@ export class IrcConnection implements Connection {
         raw.push(this.#rawLine(client, delivery.channel, lines[index] as IrcLine));
       }
     }
-    await writeCorked(client, raw);
+    await writeCorked(client, raw, this.#refusedLine);
     for (const delivery of deliveries) this.#progress.delete(delivery);
     return deliveries.map(() => "");
   }
