@@ -2,6 +2,7 @@
 import request from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import type { BackendSettings } from "../config/types.ts";
+import { Http1Client } from "./http1/client.ts";
 import { toUnreachable } from "./network-errors.ts";
 import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
 import { type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
@@ -13,9 +14,17 @@ export interface ClientTimeouts {
 
 type Method = "GET" | "POST";
 
-/** A keep-alive connection pool to one backend, with the backend's headers computed once. */
+/**
+ * Keep-alive connections to one backend, with the backend's headers computed once.
+ *
+ * Chat completions (`dispatch`, the hot path) to an `http:` backend go through our own lean HTTP/1.1 client
+ * (http1/): it costs about a fifth less CPU per request than undici's general-purpose dispatcher. undici stays for
+ * `https:` backends (TLS, and these are cloud APIs whose latency dwarfs the difference) and for the calls that are not
+ * hot (probes, embeddings, lifecycle), which want its streams, signals and whole-body reads.
+ */
 export class BackendHttpClient {
   readonly #pool: Pool;
+  readonly #http1: Http1Client | undefined;
   readonly #basePath: string;
   readonly #jsonHeaders: Record<string, string>;
   readonly #plainHeaders: Record<string, string>;
@@ -43,6 +52,19 @@ export class BackendHttpClient {
     this.#plainHeaders = { accept: "application/json", ...auth };
     this.#jsonHeaders = { "content-type": "application/json", ...auth };
     this.#jsonHeaderList = Object.entries(this.#jsonHeaders).flat();
+    this.#http1 =
+      url.protocol === "http:"
+        ? new Http1Client(url, this.#basePath, this.#jsonHeaders, {
+            // The same limits the undici pool has, so that a backend sees no difference between the two.
+            connectTimeoutMs: Math.min(10_000, timeouts.requestTimeoutMs),
+            requestTimeoutMs: timeouts.requestTimeoutMs,
+            keepAliveMs: 30_000,
+            keepAliveMaxMs: 300_000,
+            keepAliveMarginMs: 2_000,
+            // The backend's own cap on requests in flight (routing sends no more); unbounded, like undici, without one.
+            maxConnections: settings.maxConcurrent,
+          })
+        : undefined;
   }
 
   /** Starts a request; resolves when the response headers are in. Network failures become UpstreamUnreachable. */
@@ -75,8 +97,9 @@ export class BackendHttpClient {
     }
   }
 
-  /** Sends a request through undici's low-level dispatch: the response goes straight to `sink`. */
+  /** POSTs a request whose response goes straight to `sink`, as it arrives. */
   dispatch(path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
+    if (this.#http1 !== undefined) return this.#http1.post(path, body, ids, sink);
     const handler = new SinkHandler(sink);
     try {
       this.#pool.dispatch(
@@ -137,8 +160,8 @@ export class BackendHttpClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.#pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.#pool.close(), this.#http1?.close()]);
   }
 }
 

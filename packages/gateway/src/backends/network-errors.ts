@@ -24,12 +24,21 @@ export function toUnreachable(error: unknown): Error {
   return new UpstreamUnreachable(message, timedOut);
 }
 
+/** The words every backend failure is described in, whichever client met it. */
+export const NETWORK_FAILURE = {
+  refused: "connection refused",
+  headersTimeout: "timed out waiting for the response",
+  bodyTimeout: "timed out waiting for the response body",
+  connectTimeout: "timed out connecting",
+  reset: "connection reset",
+} as const;
+
 function describeNetworkError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code ?? (error.cause as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ECONNREFUSED") return "connection refused";
-  if (code === "UND_ERR_HEADERS_TIMEOUT") return "timed out waiting for the response";
-  if (code === "UND_ERR_BODY_TIMEOUT") return "timed out waiting for the response body";
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return "timed out connecting";
-  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") return "connection reset";
+  if (code === "ECONNREFUSED") return NETWORK_FAILURE.refused;
+  if (code === "UND_ERR_HEADERS_TIMEOUT") return NETWORK_FAILURE.headersTimeout;
+  if (code === "UND_ERR_BODY_TIMEOUT") return NETWORK_FAILURE.bodyTimeout;
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return NETWORK_FAILURE.connectTimeout;
+  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") return NETWORK_FAILURE.reset;
   return code ? `${error.message} (${code})` : error.message;
 }
