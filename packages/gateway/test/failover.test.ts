@@ -207,34 +207,40 @@ describe("failover, fallback and streaming failures", () => {
 });
 
 describe("fallback chains when no backend qualifies", () => {
-  it("routes to the fallback model at once when the requested one has no candidate", async () => {
-    const big = await startFakeOpenAI({ models: [{ id: "big" }] });
-    const small = await startFakeOpenAI({ models: [{ id: "small" }] });
-    const closers = new Closers();
-    try {
-      const gateway = await startTestGateway(
-        '[routing.fallbacks]\nbig = ["missing", "small"]\n' +
-          backendToml("big-box", big.url, "vllm", '[[backends.models]]\nid = "big"\ncapabilities = ["completion"]') +
-          backendToml("small-box", small.url, "vllm"),
-        closers,
-      );
-      const image = {
-        role: "user",
-        content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }],
-      };
-      const response = await postJson(`${gateway.url}/v1/chat/completions`, hello("big", { messages: [image] }));
-      assert.equal(response.status, 200, response.text);
-      assert.equal(response.headers["x-gateway-backend"], "small-box");
-      assert.equal(response.headers["x-gateway-fallback-model"], "small");
-      assert.equal(response.headers["x-gateway-route-reason"], "failover");
-      assert.equal(big.requests.filter((r) => r.path === "/v1/chat/completions").length, 0);
-      const plain = await postJson(`${gateway.url}/v1/chat/completions`, hello("big"));
-      assert.equal(plain.headers["x-gateway-backend"], "big-box");
-      assert.equal(plain.headers["x-gateway-fallback-model"], undefined);
-    } finally {
-      await closers.closeAll();
-      await big.close();
-      await small.close();
-    }
-  });
+  // Served on the connection (raw ingress) and by node:http: the fallback is counted either way.
+  for (const rawIngress of [true, false]) {
+    it(`routes to the fallback model at once when the requested one has no candidate (raw_ingress ${rawIngress})`, async () => {
+      const big = await startFakeOpenAI({ models: [{ id: "big" }] });
+      const small = await startFakeOpenAI({ models: [{ id: "small" }] });
+      const closers = new Closers();
+      try {
+        const gateway = await startTestGateway(
+          `[server]\nport = 0\nraw_ingress = ${rawIngress}\n` +
+            '[routing.fallbacks]\nbig = ["missing", "small"]\n' +
+            backendToml("big-box", big.url, "vllm", '[[backends.models]]\nid = "big"\ncapabilities = ["completion"]') +
+            backendToml("small-box", small.url, "vllm"),
+          closers,
+        );
+        const image = {
+          role: "user",
+          content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }],
+        };
+        const response = await postJson(`${gateway.url}/v1/chat/completions`, hello("big", { messages: [image] }));
+        assert.equal(response.status, 200, response.text);
+        assert.equal(response.headers["x-gateway-backend"], "small-box");
+        assert.equal(response.headers["x-gateway-fallback-model"], "small");
+        assert.equal(response.headers["x-gateway-route-reason"], "failover");
+        assert.equal(big.requests.filter((r) => r.path === "/v1/chat/completions").length, 0);
+        const plain = await postJson(`${gateway.url}/v1/chat/completions`, hello("big"));
+        assert.equal(plain.headers["x-gateway-backend"], "big-box");
+        assert.equal(plain.headers["x-gateway-fallback-model"], undefined);
+        const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+        assert.match(metrics, /^gateway_fallbacks_total\{[^}]*\} 1$/m, "one fallback counted");
+      } finally {
+        await closers.closeAll();
+        await big.close();
+        await small.close();
+      }
+    });
+  }
 });

@@ -72,6 +72,8 @@ const server = z.strictObject({
   history_size: z.number().int().min(0).max(100_000).default(1000),
   /** ours: dashboard sockets connected at once; more are refused with 503 (each may hold up to 1 MiB unsent). */
   dashboard_max_clients: z.number().int().min(0).max(10_000).default(100),
+  /** ours: serve ordinary model requests straight on the connection (http/http1/); false leaves all to node:http. */
+  raw_ingress: z.boolean().default(true),
 });
 
 const healthCheck = z.strictObject({

@@ -226,6 +226,7 @@ export class DispatchPipeline {
       facts.backend = state.name;
       facts.backendModel = target.model;
       facts.routeReason = reason;
+      facts.fallback = target.fallback;
       facts.attempts = index + 1;
     }
     const started = performance.now();

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { Endpoint, RequestFacts } from "../request/facts.ts";
 import type { RequestCompleted } from "../telemetry/events.ts";
 
@@ -13,12 +12,9 @@ function outcomeOf(facts: RequestFacts, status: number): RequestCompleted["outco
 /** The `request_completed` event of a chat or embeddings request whose response is over. */
 export function completedEvent(
   facts: RequestFacts & { endpoint: Endpoint },
-  res: ServerResponse,
   status: number,
   durationMs: number,
 ): RequestCompleted {
-  const fallback = res.getHeader("x-gateway-fallback-model");
-  const reason = res.getHeader("x-gateway-route-reason");
   return {
     type: "request_completed",
     requestId: facts.requestId ?? "",
@@ -28,11 +24,11 @@ export function completedEvent(
     priority: facts.priority ?? "normal",
     backend: facts.backend,
     model: facts.backendModel,
-    routeReason: typeof reason === "string" ? reason : facts.routeReason,
+    routeReason: facts.routeReason,
     status,
     outcome: outcomeOf(facts, status),
     attempts: facts.attempts ?? 0,
-    fallback: fallback !== undefined,
+    fallback: facts.fallback ?? false,
     queuedMs: facts.queuedMs ?? 0,
     durationMs,
     ttftMs: facts.ttftMs,

@@ -56,7 +56,7 @@ export function requestTracker(gatewayLogger: Logger, events: EventBus): Request
       const report = () => {
         const completed =
           facts?.endpoint !== undefined
-            ? completedEvent({ ...facts, endpoint: facts.endpoint }, res, status, ms)
+            ? completedEvent({ ...facts, endpoint: facts.endpoint }, status, ms)
             : undefined;
         if (completed) events.emit(completed);
         if (write) logLine(write, requestId, method, url, status, ms, completed);

@@ -8,6 +8,7 @@ import type { GatewayContext } from "./context.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { fastModelRoutes } from "./fast-model-routes.ts";
 import { answerClientError, answerConnect, answerFrameworkError, fromFrameworkError } from "./framework-errors.ts";
+import { RawIngress } from "./http1/raw-ingress.ts";
 import { readJsonBody } from "./json-body.ts";
 import { keyGate } from "./key-gate.ts";
 import { registerModelRoute } from "./model-route.ts";
@@ -26,6 +27,9 @@ import { registerResponsesRoutes } from "./routes/responses.ts";
 import { sendError, sendRawError } from "./send.ts";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Larger bodies of the model routes are read by node:http, which streams them to the same routes. */
+const RAW_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Routes whose long texts may stay in the parse worker (see JsonBody.slim). */
 const SLIM_ROUTES = new Set(["/v1/chat/completions", "/v1/embeddings"]);
@@ -61,6 +65,19 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     logger: context.logger,
     isClosing: () => closing,
   });
+  const headersTimeoutMs = Math.min(clientTimeoutMs, 10_000);
+  const keepAliveTimeoutMs = 65_000;
+  // RawRequest and RawResponse carry the members of IncomingMessage and ServerResponse that the model routes use
+  // (http1/raw-request.ts, raw-response.ts); test/raw-ingress.test.ts holds the answers equal to node:http's.
+  const ingress = new RawIngress({
+    paths: new Set(["/v1/chat/completions", "/v1/embeddings"]),
+    maxBodyBytes: Math.min(settings.body_limit_bytes, RAW_MAX_BODY_BYTES),
+    headersTimeoutMs,
+    requestTimeoutMs: clientTimeoutMs,
+    keepAliveTimeoutMs,
+    serve: (request, response) => fast(request as unknown as IncomingMessage, response as unknown as ServerResponse),
+    failed: (error) => context.logger.error({ err: error }, "request failed"),
+  });
   const app = Fastify({
     // No framework logger: fastify then creates no per-request child logger. The gateway logs through its own pino
     // instance, with request ids where they matter (dispatch warnings, debug lines).
@@ -78,12 +95,13 @@ export function buildServer(context: GatewayContext): FastifyInstance {
       const server: Server = createServer(
         {
           requestTimeout: clientTimeoutMs,
-          headersTimeout: Math.min(clientTimeoutMs, 10_000),
+          headersTimeout: headersTimeoutMs,
           connectionsCheckingInterval: Math.min(1_000, clientTimeoutMs),
-          keepAliveTimeout: 65_000,
+          keepAliveTimeout: keepAliveTimeoutMs,
         },
         (req, res) => fast(req, res) || toFastify(req, res),
       );
+      if (settings.raw_ingress) ingress.install(server);
       server.on("connect", (_request, socket) => answerConnect(socket));
       return server;
     },

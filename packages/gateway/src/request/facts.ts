@@ -20,6 +20,8 @@ export interface RequestFacts {
   backend?: string;
   backendModel?: string;
   routeReason?: string;
+  /** The model tried last is a fallback for the one asked for. */
+  fallback?: boolean;
   attempts?: number;
   queuedMs?: number;
   ttftMs?: number;

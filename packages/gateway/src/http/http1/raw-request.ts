@@ -1,0 +1,67 @@
+import { EventEmitter } from "node:events";
+import type { Socket } from "node:net";
+
+/**
+ * A request the raw ingress read in full (head and body): the part of IncomingMessage the model routes use. The body
+ * is given to the first reader as a readable stream gives it: one "data" event once a listener is attached or
+ * resume() is called, then "end"; pause() holds what has not been emitted yet.
+ */
+export class RawRequest extends EventEmitter {
+  readonly method = "POST";
+  /** The whole body has arrived (it has: the ingress reads it before serving). */
+  readonly complete = true;
+  #body: Buffer | undefined;
+  #paused = true;
+  #ended = false;
+  #flushScheduled = false;
+
+  constructor(
+    readonly url: string,
+    readonly headers: Record<string, string>,
+    body: Buffer,
+    readonly socket: Socket,
+  ) {
+    super();
+    this.#body = body;
+  }
+
+  get destroyed(): boolean {
+    return this.socket.destroyed;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: EventEmitter's own listener type
+  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+    super.on(event, listener);
+    if (event === "data") this.resume();
+    return this;
+  }
+
+  pause(): this {
+    this.#paused = true;
+    return this;
+  }
+
+  resume(): this {
+    this.#paused = false;
+    if (!this.#flushScheduled && !this.#ended) {
+      this.#flushScheduled = true;
+      process.nextTick(() => this.#flush());
+    }
+    return this;
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#paused) return;
+    const body = this.#body;
+    if (body !== undefined) {
+      this.#body = undefined;
+      this.emit("data", body);
+      if (this.#paused) return;
+    }
+    if (!this.#ended) {
+      this.#ended = true;
+      this.emit("end");
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import { EventEmitter } from "node:events";
+import type { OutgoingHttpHeader, OutgoingHttpHeaders } from "node:http";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import { httpDate } from "./http-date.ts";
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** What the raw ingress needs to know of a response's end. */
+export interface ResponseEnd {
+  /** The response was written in full and the connection may carry the next request. */
+  finished(keepAlive: boolean): void;
+}
+
+/**
+ * A response written straight on the connection: the part of ServerResponse the model routes use, with node:http's
+ * wire behaviour (its Date, Connection and Keep-Alive headers, Content-Length when the whole body comes with end()
+ * before any head, chunked encoding otherwise; 204 and 304 without a body; "finish" then "close" once written, "close"
+ * alone when the client went away first). Header names and values are checked as node checks them, so nothing a
+ * caller puts in a header can end the head early.
+ */
+export class RawResponse extends EventEmitter {
+  statusCode = 200;
+  /** False once the gateway is stopping or the client asked to close (the connection ends after this answer). */
+  shouldKeepAlive: boolean;
+  headersSent = false;
+  writableEnded = false;
+  writableFinished = false;
+  readonly #headers = new Map<string, [string, number | string | readonly string[]]>();
+  #head = "";
+  #chunked = false;
+  #hasBody = true;
+  #destroyed = false;
+
+  constructor(
+    readonly socket: Socket,
+    keepAlive: boolean,
+    private readonly keepAliveSeconds: number,
+    private readonly onEnd: ResponseEnd,
+  ) {
+    super();
+    this.shouldKeepAlive = keepAlive;
+  }
+
+  get destroyed(): boolean {
+    return this.#destroyed || this.socket.destroyed || this.socket.writableEnded;
+  }
+
+  setHeader(name: string, value: number | string | readonly string[]): this {
+    if (this.headersSent) throw headersSentError("set");
+    checkHeader(name, value);
+    this.#headers.set(name.toLowerCase(), [name, value]);
+    return this;
+  }
+
+  getHeader(name: string): number | string | readonly string[] | undefined {
+    return this.#headers.get(name.toLowerCase())?.[1];
+  }
+
+  writeHead(statusCode: number, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+    if (this.headersSent) throw headersSentError("write");
+    if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 999) {
+      throw new RangeError(`Invalid status code: ${statusCode}`);
+    }
+    this.statusCode = statusCode;
+    if (Array.isArray(headers)) {
+      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1] as string);
+    } else if (headers) {
+      for (const name in headers) {
+        const value = headers[name];
+        if (value !== undefined) this.setHeader(name, value);
+      }
+    }
+    this.#storeHead(undefined);
+    return this;
+  }
+
+  /** False when the connection's buffer is full: wait for "drain" (the ingress passes the socket's on). */
+  write(chunk: string | Buffer): boolean {
+    if (this.writableEnded) throw new Error("write after end");
+    if (!this.headersSent) this.#storeHead(undefined);
+    return this.#send(chunk, false);
+  }
+
+  end(chunk?: string | Buffer): this {
+    if (this.writableEnded) return this;
+    if (!this.headersSent) this.#storeHead(chunk === undefined ? 0 : Buffer.byteLength(chunk));
+    this.writableEnded = true;
+    this.#send(chunk, true);
+    return this;
+  }
+
+  destroy(): this {
+    this.#destroyed = true;
+    this.socket.destroy();
+    return this;
+  }
+
+  /** The client went away before the answer was written: "close" alone (writableFinished stays false). */
+  abandon(): void {
+    this.#destroyed = true;
+    this.emit("close");
+  }
+
+  #send(chunk: string | Buffer | undefined, last: boolean): boolean {
+    const socket = this.socket;
+    if (this.#destroyed || socket.destroyed || socket.writableEnded) return false;
+    const head = this.#head;
+    this.#head = "";
+    const body = this.#hasBody ? chunk : undefined;
+    const size = body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    let room = true;
+    if (!this.#chunked) {
+      if (typeof body === "string" || body === undefined) {
+        const text = head + (body ?? "");
+        if (text.length > 0) room = socket.write(text, last ? this.#written : undefined);
+        else if (last) this.#written();
+      } else {
+        socket.cork();
+        if (head.length > 0) socket.write(head, "latin1");
+        room = socket.write(body, last ? this.#written : undefined);
+        socket.uncork();
+      }
+      return room;
+    }
+    const trailer = last ? "0\r\n\r\n" : "";
+    const done = last ? this.#written : undefined;
+    if (size === 0) {
+      const text = head + trailer;
+      if (text.length > 0) return socket.write(text, "latin1", done);
+      if (last) this.#written();
+      return true;
+    }
+    const frame = `${head}${size.toString(16)}\r\n`;
+    if (typeof body === "string") return socket.write(`${frame}${body}\r\n${trailer}`, done);
+    socket.cork();
+    socket.write(frame, "latin1");
+    socket.write(body as Buffer);
+    room = socket.write(`\r\n${trailer}`, "latin1", done);
+    socket.uncork();
+    return room;
+  }
+
+  /** The last write's callback: written in full unless the connection failed meanwhile (then abandon() follows). */
+  readonly #written = (error?: Error | null): void => {
+    if (error || this.#destroyed) return;
+    this.writableFinished = true;
+    this.emit("finish");
+    this.emit("close");
+    this.onEnd.finished(this.shouldKeepAlive);
+  };
+
+  /** The head as node:http writes it; `contentLength` when the whole body is known before anything is written. */
+  #storeHead(contentLength: number | undefined): void {
+    const status = this.statusCode;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "unknown"}\r\n`;
+    let hasLength = false;
+    let hasDate = false;
+    let connection: string | undefined;
+    for (const [key, [name, value]] of this.#headers) {
+      if (key === "content-length") hasLength = true;
+      else if (key === "date") hasDate = true;
+      else if (key === "connection") connection = String(value);
+      if (Array.isArray(value)) for (const item of value) head += `${name}: ${item}\r\n`;
+      else head += `${name}: ${value}\r\n`;
+    }
+    if (!hasDate) head += `Date: ${httpDate()}\r\n`;
+    if (connection !== undefined) {
+      if (/(?:^|,)\s*close\s*(?:,|$)/i.test(connection)) this.shouldKeepAlive = false;
+    } else if (this.shouldKeepAlive) {
+      head += `Connection: keep-alive\r\nKeep-Alive: timeout=${this.keepAliveSeconds}\r\n`;
+    } else {
+      head += "Connection: close\r\n";
+    }
+    this.#hasBody = status !== 204 && status !== 304 && status >= 200;
+    if (!this.#hasBody || hasLength) {
+      // No body, or its length given by the caller.
+    } else if (contentLength !== undefined) {
+      head += `Content-Length: ${contentLength}\r\n`;
+    } else {
+      head += "Transfer-Encoding: chunked\r\n";
+      this.#chunked = true;
+    }
+    this.#head = `${head}\r\n`;
+    this.headersSent = true;
+  }
+}
+
+function checkHeader(name: string, value: number | string | readonly string[]): void {
+  if (!TOKEN.test(name)) {
+    throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), {
+      code: "ERR_INVALID_HTTP_TOKEN",
+    });
+  }
+  const values = Array.isArray(value) ? value : [value];
+  for (const item of values) {
+    if (INVALID_VALUE.test(String(item))) {
+      throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), {
+        code: "ERR_INVALID_CHAR",
+      });
+    }
+  }
+}
+
+function headersSentError(what: "set" | "write"): Error {
+  return Object.assign(new Error(`Cannot ${what} headers after they are sent to the client`), {
+    code: "ERR_HTTP_HEADERS_SENT",
+  });
+}
