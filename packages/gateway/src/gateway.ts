@@ -6,6 +6,7 @@ import { createBackend } from "./backends/create.ts";
 import type { UsageReport } from "./backends/usage.ts";
 import type { BackendSettings, GatewayConfig } from "./config/types.ts";
 import { DashboardHub, HUB_DEFAULTS } from "./dashboard/hub.ts";
+import type { MdnsDiscovery } from "./discovery/mdns.ts";
 import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
@@ -38,6 +39,9 @@ import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { feedQuality } from "./telemetry/quality-feed.ts";
 import { Stats } from "./telemetry/stats.ts";
 import { VERSION } from "./version.ts";
+
+/** After listening, how long start-up's own work lets the first requests go first (see startGateway). */
+const SETTLE_MS = 100;
 
 export interface RunningGateway {
   /** http://host:port the server listens on. */
@@ -242,36 +246,45 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     await stateStore.close();
     throw error;
   }
-  // Cloud calls are budgeted on BPE counts: the tokenizer thread loads its tables now, alongside the first requests
-  // (a count waits for it) rather than before listening, where its 20 MB of tables would compete with start-up for
-  // the CPU.
-  if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
   const fleet: RunningGateway["fleet"] = {
     async add(settings, source) {
       await health.checkBackend(registry.add(createBackend(settings, backendContext), source));
     },
     remove: (name) => registry.remove(name),
   };
-  // Loaded once listening: discovery only ever adds backends, later, as they announce themselves.
-  const discovery = config.discovery.enabled
-    ? new (await import("./discovery/mdns.ts")).MdnsDiscovery(
-        {
-          hasUrl: (url) => registry.backends.some((state) => state.settings.url === url),
-          hasName: (name) => registry.get(name) !== undefined,
-          // Settings as if configured: the same defaults and validation as a [[backends]] entry.
-          add: (name, type, url) => {
-            const entry = `[[backends]]\nname = ${JSON.stringify(name)}\nurl = ${JSON.stringify(url)}\ntype = ${JSON.stringify(type)}\n`;
-            return fleet.add(parseConfigText(entry, "mdns", {}).backends[0]!, "mdns");
-          },
-          remove: (name) => {
-            if (registry.sourceOf(name) === "mdns") registry.remove(name);
-          },
+  // Once start-up has settled (SETTLE_MS after listening), so that the first requests, often waiting for the port
+  // to open, are answered before the event loop evaluates mDNS's library and starts the tokenizer thread: discovery
+  // only ever adds backends, later, as they announce themselves; cloud calls are budgeted on BPE counts, and a count
+  // that comes first starts the thread itself (it waits for the tables either way).
+  let discovery: MdnsDiscovery | undefined;
+  let closing = false;
+  const startDiscovery = async () => {
+    const { MdnsDiscovery } = await import("./discovery/mdns.ts");
+    if (closing) return;
+    discovery = new MdnsDiscovery(
+      {
+        hasUrl: (url) => registry.backends.some((state) => state.settings.url === url),
+        hasName: (name) => registry.get(name) !== undefined,
+        // Settings as if configured: the same defaults and validation as a [[backends]] entry.
+        add: (name, type, url) => {
+          const entry = `[[backends]]\nname = ${JSON.stringify(name)}\nurl = ${JSON.stringify(url)}\ntype = ${JSON.stringify(type)}\n`;
+          return fleet.add(parseConfigText(entry, "mdns", {}).backends[0]!, "mdns");
         },
-        { serviceTypes: config.discovery.service_types, gracePeriodSeconds: config.discovery.grace_period_seconds },
-        logger,
-      )
-    : undefined;
-  discovery?.start();
+        remove: (name) => {
+          if (registry.sourceOf(name) === "mdns") registry.remove(name);
+        },
+      },
+      { serviceTypes: config.discovery.service_types, gracePeriodSeconds: config.discovery.grace_period_seconds },
+      logger,
+    );
+    discovery.start();
+  };
+  const settled = setTimeout(() => {
+    if (config.backends.some((backend) => backend.kind === "cloud")) loadTokenizer();
+    if (config.discovery.enabled) {
+      startDiscovery().catch((error: unknown) => logger.error({ err: error }, "mDNS discovery could not start"));
+    }
+  }, SETTLE_MS);
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.server.port;
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
@@ -284,6 +297,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     dashboard,
     fleet,
     async close() {
+      closing = true;
+      clearTimeout(settled);
       discovery?.stop();
       await health.stop();
       dashboard.close();
