@@ -13,9 +13,9 @@
 // included).
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { root } from "./ensure-deps.mjs";
 
@@ -99,6 +99,22 @@ const EXTERNAL = [
 ];
 
 /**
+ * esbuild escapes what is not ASCII in strings, templates, regular expressions and names, but leaves comments as
+ * they are; escaping their characters too makes the whole file ASCII, which code-cache.ts reads as a one-byte string.
+ * (A \uXXXX escape of each UTF-16 unit means the same as the character in a string, a template or a regular
+ * expression, so the code would be unchanged even where esbuild had left one.)
+ */
+const asciiOnly = (text) =>
+  text.replaceAll(/[^\0-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * Start-up paths also bundled into one CommonJS file each, dist/bundle/<name>.cjs, which the CLI runs through
+ * @switchboard/common/code-cache (V8's code cache needs a script, not an ES module). Their lazy imports are inlined
+ * and evaluated on first use as in the ES bundle; the ES bundle keeps the same code for starts from the sources.
+ */
+const CACHED_ENTRIES = { gateway: ["cli/serve.ts"] };
+
+/**
  * Bundles a service's src/cli.ts with its dependencies (less EXTERNAL) into dist/bundle/: ESM with code splitting, so
  * every `import()` of the sources stays lazy (a chunk loaded on first use). The unbundled dist/ beside it stays: the
  * gateway's worker threads start on dist/ modules by URL (threads/module-worker.ts, the translation thread's
@@ -111,6 +127,7 @@ async function bundle(name) {
   const { build: esbuild } = await import("esbuild");
   const src = join(packageDir(name), "src");
   const outdir = join(packageDir(name), "dist", "bundle");
+  const shared = { bundle: true, platform: "node", target: "node20.19", external: EXTERNAL, logLevel: "warning" };
   const moduleUrls = {
     name: "dist-module-urls",
     setup(build) {
@@ -134,20 +151,35 @@ async function bundle(name) {
   };
   try {
     await esbuild({
+      ...shared,
       entryPoints: [join(src, "cli.ts")],
       outdir,
-      bundle: true,
       splitting: true,
       format: "esm",
-      platform: "node",
-      target: "node20.19",
-      external: EXTERNAL,
       plugins: [commonSources, moduleUrls],
       banner: {
         js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
       },
-      logLevel: "warning",
     });
+    // The CommonJS bundles' own URL stands for import.meta.url (the sources' URLs are relative to it, as above).
+    for (const entry of CACHED_ENTRIES[name] ?? []) {
+      const outfile = join(outdir, `${basename(entry, ".ts")}.cjs`);
+      await esbuild({
+        ...shared,
+        entryPoints: [join(src, entry)],
+        outfile,
+        format: "cjs",
+        plugins: [commonSources, moduleUrls],
+        define: { "import.meta.url": "__bundleUrl", "import.meta.resolve": "__bundleResolve" },
+        banner: {
+          js: [
+            'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+            'var __bundleResolve = (specifier) => require("node:url").pathToFileURL(require.resolve(specifier)).href;',
+          ].join("\n"),
+        },
+      });
+      await writeFile(outfile, asciiOnly(await readFile(outfile, "utf8")));
+    }
     return true;
   } catch (error) {
     console.error(`build: esbuild failed for ${name}: ${error.message}`);

@@ -14,15 +14,21 @@ interface CacheApi {
 }
 const api = module as unknown as CacheApi;
 
-function cacheDirectory(): string | undefined {
-  if (process.env.NODE_COMPILE_CACHE) return process.env.NODE_COMPILE_CACHE;
+/** `${XDG_CACHE_HOME:-~/.cache}/switchboard`: the user's own cache folder (undefined for a user without a home). */
+export function switchboardCacheHome(): string | undefined {
   let home = process.env.XDG_CACHE_HOME;
   try {
     home ||= join(homedir(), ".cache");
   } catch {
-    return undefined; // no home folder (a user without one): no cache
+    return undefined;
   }
-  return join(home, "switchboard", "node-compile-cache");
+  return join(home, "switchboard");
+}
+
+function cacheDirectory(): string | undefined {
+  if (process.env.NODE_COMPILE_CACHE) return process.env.NODE_COMPILE_CACHE;
+  const home = switchboardCacheHome();
+  return home === undefined ? undefined : join(home, "node-compile-cache");
 }
 
 /** Call before importing the rest of the service: only modules loaded afterwards are cached. */

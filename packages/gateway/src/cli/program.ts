@@ -1,6 +1,5 @@
 // The command line: serve, the queries of a running gateway, keys, config init (commander; cli.ts loads it).
 import { Command, Option } from "commander";
-import { ConfigError } from "../config/config-error.ts";
 import { VERSION } from "../version.ts";
 import type { CreateOptions, KeysOptions } from "./keys.ts";
 
@@ -15,7 +14,8 @@ async function guarded(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof ConfigError || (error instanceof Error && error.name === "QueryError")) fail(error.message);
+    // By name: the serve bundle (dist/bundle/serve.cjs) has its own copy of the ConfigError class.
+    if (error instanceof Error && (error.name === "ConfigError" || error.name === "QueryError")) fail(error.message);
     const listen = describeListenError(error);
     if (listen) fail(listen);
     fail(error instanceof Error ? error.message : String(error));
@@ -65,9 +65,16 @@ program
   )
   .action((options: { config?: string; host?: string; port?: string; logLevel?: string }) =>
     guarded(async () => {
-      // Loaded on demand so that the query commands start fast.
-      const { serveCommand } = await import("./serve.ts");
+      // Loaded on demand so that the query commands start fast; from its own bundle with V8's code cache when built
+      // (dist/bundle/serve.cjs, @switchboard/common/code-cache), from the module otherwise (sources, tests).
+      const { loadCachedBundle } = await import("@switchboard/common/code-cache");
+      const bundle = loadCachedBundle<typeof import("./serve.ts")>(
+        new URL("../bundle/serve.cjs", import.meta.url),
+        "gateway-serve",
+      );
+      const { serveCommand } = bundle?.exports ?? (await import("./serve.ts"));
       await serveCommand(options);
+      bundle?.started();
     }),
   );
 
