@@ -3,16 +3,17 @@
 // (a burst, done when the last one arrived), beside the floor: two irc-framework clients talking through the same
 // server. Prints one line per direction with the ratios to the floor.
 // Flags: --before DIR (also measure the bridge built in DIR, a checkout of an earlier commit, in the same run: its
-//        own channel and api account, rounds alternating with this checkout's) --nice=N (the bridges at nice N, e.g.
-//        -10 on a shared machine) --help
+//        own channel and api account, rounds alternating with this checkout's) --nice=N (the bridges, ngIRCd and
+//        the load generator at nice N, e.g. -10 on a shared machine) --help
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { connectIrcUser, freePort, type IrcUser, startNgircd, startProcess } from "@switchboard/testkit";
 import { PipelinedPoster } from "./pipelined-poster.ts";
+import { RawIrcSender } from "./raw-irc-sender.ts";
 
 /**
  * Messages sent as a burst before each round's measures: the first thousands of posts run the bridge's code before it
@@ -43,7 +44,8 @@ if (flags.help) {
   console.log(
     "npm run bench bridge-irc -- [--before DIR] [--nice=N]\n" +
       "  --before DIR  also measure the bridge built in DIR (a worktree of an earlier commit, built), same run\n" +
-      "  --nice=N      run the bridges at nice N (e.g. -10 on a shared machine)\n" +
+      "  --nice=N      run the bridges, ngIRCd and this process (the load generator) at nice N (e.g. -10 on a\n" +
+      "                shared machine)\n" +
       "Environment: BENCH_MESSAGES, BENCH_WARMUP, BENCH_LATENCY_MESSAGES, BENCH_ROUNDS, BENCH_PATHS (e.g. 'api ->'),\n" +
       "BENCH_BRIDGE_BIN, BENCH_BRIDGE_NODE_ARGS (e.g. --cpu-prof), BENCH_POST_CONNECTIONS, BENCH_POSTS_IN_FLIGHT",
   );
@@ -243,6 +245,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-bridge-irc-"));
   try {
     const server = await startNgircd(teardown);
+    if (flags.nice !== undefined) {
+      // Every process of both paths at the same priority: the floor's (this process and ngIRCd) as well as the
+      // bridges', so that other work on the machine slows neither side more than the other.
+      setPriority(Number(flags.nice));
+      setPriority(server.pid, Number(flags.nice));
+    }
     // Each bridge in its own channel (with its own api account and state file): neither relays the other's burst.
     const bridges = [{ label: "", bin: BIN, channel: CHANNEL, nick: "bridge" }];
     if (flags.before !== undefined) {
@@ -250,9 +258,17 @@ async function main(): Promise<void> {
       bridges.push({ label: " (before)", bin, channel: `${CHANNEL}-before`, nick: "bridgebefore" });
     }
     const channels = [...bridges.map((b) => b.channel), FLOOR_CHANNEL];
-    // The human on IRC, and a second one for the floor (they see each other, not the bridge's relays of them).
-    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels });
+    // The floor's two humans on IRC (the reader also reads what the bridges write), and the IRC -> api paths' sender:
+    // a raw connection that reads none of the bridges' lines (raw-irc-sender.ts).
+    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels: [FLOOR_CHANNEL] });
     const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels });
+    const toBridges = await RawIrcSender.open(
+      "127.0.0.1",
+      server.port,
+      "ircsender",
+      bridges.map((b) => b.channel),
+    );
+    cleanups.push(() => toBridges.close());
     const floor = new Arrivals();
     onChannelMessage(reader, FLOOR_CHANNEL, "sender", floor);
     const pids = new Map<string, number>();
@@ -297,7 +313,7 @@ async function main(): Promise<void> {
           name: `IRC -> api${label}`,
           arrivals: toApi,
           inFlight: 1,
-          send: (seq) => sender.client.raw("PRIVMSG", channel, `m${seq}`),
+          send: (seq) => toBridges.say(channel, `m${seq}`),
         },
         {
           name: `api -> IRC${label}`,

@@ -17,6 +17,8 @@ class PipelinedConnection {
   #pending = "";
   #flushScheduled = false;
   #outgoing: string[] = [];
+  /** The socket closed: a post can no longer go on this connection. */
+  closed = false;
 
   constructor(socket: Socket) {
     this.#socket = socket;
@@ -24,7 +26,10 @@ class PipelinedConnection {
     socket.setEncoding("latin1");
     socket.on("data", (chunk: string) => this.#read(chunk));
     socket.on("error", (error) => this.#failAll(error));
-    socket.on("close", () => this.#failAll(new Error("the bridge closed a keep-alive connection")));
+    socket.on("close", () => {
+      this.closed = true;
+      this.#failAll(new Error("the bridge closed a keep-alive connection with posts unanswered"));
+    });
   }
 
   get inFlight(): number {
@@ -84,11 +89,13 @@ class PipelinedConnection {
 export class PipelinedPoster {
   readonly #connections: PipelinedConnection[];
   readonly #host: string;
+  readonly #port: number;
   #next = 0;
 
-  private constructor(connections: PipelinedConnection[], host: string) {
+  private constructor(connections: PipelinedConnection[], host: string, port: number) {
     this.#connections = connections;
     this.#host = host;
+    this.#port = port;
   }
 
   static async open(host: string, port: number, connections: number): Promise<PipelinedPoster> {
@@ -104,17 +111,25 @@ export class PipelinedPoster {
     );
     return new PipelinedPoster(
       sockets.map((socket) => new PipelinedConnection(socket)),
-      `${host}:${port}`,
+      host,
+      port,
     );
   }
 
-  /** POSTs a JSON body to `path` on the connection with the fewest answers outstanding; resolves on a 200. */
+  /**
+   * POSTs a JSON body to `path` on the connection with the fewest answers outstanding; resolves on a 200. A
+   * connection the bridge closed while it was idle (IdleTimeout, 10 s: a long burst of another path in between) is
+   * opened again; without that, posts written to the closed socket were never answered and the bench hung.
+   */
   post(path: string, json: string): Promise<void> {
+    this.#connections.forEach((connection, index) => {
+      if (connection.closed) this.#connections[index] = new PipelinedConnection(connect(this.#port, this.#host));
+    });
     let best = this.#connections[this.#next] as PipelinedConnection;
     for (const connection of this.#connections) if (connection.inFlight < best.inFlight) best = connection;
     this.#next = (this.#next + 1) % this.#connections.length;
     return best.post(
-      `POST ${path} HTTP/1.1\r\nHost: ${this.#host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+      `POST ${path} HTTP/1.1\r\nHost: ${this.#host}:${this.#port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
     );
   }
 
