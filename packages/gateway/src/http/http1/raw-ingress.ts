@@ -147,6 +147,9 @@ class RawConnection implements ResponseEnd {
       return;
     }
     this.#head = undefined;
+    this.#deadline = 0;
+    // Consumed before serving: whatever follows is the next request.
+    this.#held = held.length > end ? held.subarray(end) : undefined;
     const request = new RawRequest(head.path, head.headers, held.subarray(head.bodyStart, end), this.socket);
     const keepAlive = !this.#clientEnded && !this.ingress.stopping;
     const response = new RawResponse(this.socket, keepAlive, this.#keepAliveSeconds, this);
@@ -165,11 +168,9 @@ class RawConnection implements ResponseEnd {
     if (!served) {
       this.#request = undefined;
       this.#response = undefined;
+      this.#held = held;
       this.#handOff();
-      return;
     }
-    this.#deadline = 0;
-    this.#held = held.length > end ? held.subarray(end) : undefined;
   }
 
   /** The answer was written (RawResponse): the next request, or the end of the connection. */

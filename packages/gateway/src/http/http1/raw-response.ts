@@ -115,7 +115,7 @@ export class RawResponse extends EventEmitter {
       if (typeof body === "string" || body === undefined) {
         const text = head + (body ?? "");
         if (text.length > 0) room = socket.write(text, last ? this.#written : undefined);
-        else if (last) this.#written();
+        else if (last) process.nextTick(this.#written);
       } else {
         socket.cork();
         if (head.length > 0) socket.write(head, "latin1");
@@ -129,7 +129,7 @@ export class RawResponse extends EventEmitter {
     if (size === 0) {
       const text = head + trailer;
       if (text.length > 0) return socket.write(text, "latin1", done);
-      if (last) this.#written();
+      if (last) process.nextTick(this.#written);
       return true;
     }
     const frame = `${head}${size.toString(16)}\r\n`;
