@@ -112,7 +112,12 @@ describe("the raw ingress", () => {
   const closers = new Closers();
   before(async () => {
     fake = await startFakeOpenAI({
-      models: [{ id: "m" }, { id: "e", capabilities: ["embedding"], embeddingDimensions: 4 }],
+      models: [
+        { id: "m" },
+        { id: "e", capabilities: ["embedding"], embeddingDimensions: 4 },
+        // An answer of about 80 KB: written corked rather than joined with its head.
+        { id: "big", capabilities: ["embedding"], embeddingDimensions: 4096 },
+      ],
     });
     const toml = (rawIngress: boolean) =>
       `[server]\nport = 0\nclient_timeout_seconds = 1\nraw_ingress = ${rawIngress}\n${backendToml("box", fake.url)}`;
@@ -140,7 +145,13 @@ describe("the raw ingress", () => {
     .map((value) => JSON.stringify(value));
   const request = fc.oneof(
     { weight: 4, arbitrary: chatBody.map((body) => post("/v1/chat/completions", body)) },
-    { weight: 1, arbitrary: fc.constant(post("/v1/embeddings", '{"model":"e","input":["a","b"]}')) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        post("/v1/embeddings", '{"model":"e","input":["a","b"]}'),
+        post("/v1/embeddings", '{"model":"big","input":"a"}'),
+      ),
+    },
     {
       weight: 1,
       arbitrary: fc.oneof(fc.json(), fc.string({ minLength: 1 })).map((body) => post("/v1/chat/completions", body)),

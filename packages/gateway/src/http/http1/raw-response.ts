@@ -5,6 +5,8 @@ import type { Socket } from "node:net";
 import { httpDate } from "./http-date.ts";
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Bodies up to this size are copied into one buffer with their head or chunk frame: one write instead of two. */
+const JOIN_LIMIT_BYTES = 16 * 1024;
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** What the raw ingress needs to know of a response's end. */
@@ -109,35 +111,41 @@ export class RawResponse extends EventEmitter {
     const head = this.#head;
     this.#head = "";
     const body = this.#hasBody ? chunk : undefined;
+    if (!this.#chunked) return this.#write(head, body, "", last);
     const size = body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.length;
-    let room = true;
-    if (!this.#chunked) {
-      if (typeof body === "string" || body === undefined) {
-        const text = head + (body ?? "");
-        if (text.length > 0) room = socket.write(text, last ? this.#written : undefined);
-        else if (last) process.nextTick(this.#written);
-      } else {
-        socket.cork();
-        if (head.length > 0) socket.write(head, "latin1");
-        room = socket.write(body, last ? this.#written : undefined);
-        socket.uncork();
-      }
-      return room;
-    }
     const trailer = last ? "0\r\n\r\n" : "";
+    if (size === 0) return this.#write(head + trailer, undefined, "", last);
+    return this.#write(`${head}${size.toString(16)}\r\n`, body, `\r\n${trailer}`, last);
+  }
+
+  /**
+   * Writes `before`, `body` and `after` (heads and chunk frames: latin1) with one socket write: joined into one buffer
+   * when the body is small, corked around the body otherwise. A string body goes as node:http sends one, in UTF-8.
+   */
+  #write(before: string, body: string | Buffer | undefined, after: string, last: boolean): boolean {
+    const socket = this.socket;
     const done = last ? this.#written : undefined;
-    if (size === 0) {
-      const text = head + trailer;
-      if (text.length > 0) return socket.write(text, "latin1", done);
+    if (body === undefined || typeof body === "string") {
+      const text = before + (body ?? "") + after;
+      if (text.length > 0) return socket.write(text, done);
       if (last) process.nextTick(this.#written);
       return true;
     }
-    const frame = `${head}${size.toString(16)}\r\n`;
-    if (typeof body === "string") return socket.write(`${frame}${body}\r\n${trailer}`, done);
+    if (body.length <= JOIN_LIMIT_BYTES) {
+      const joined = Buffer.allocUnsafe(before.length + body.length + after.length);
+      joined.write(before, 0, "latin1");
+      body.copy(joined, before.length);
+      joined.write(after, before.length + body.length, "latin1");
+      return socket.write(joined, done);
+    }
     socket.cork();
-    socket.write(frame, "latin1");
-    socket.write(body as Buffer);
-    room = socket.write(`\r\n${trailer}`, "latin1", done);
+    if (before.length > 0) socket.write(before, "latin1");
+    let room: boolean;
+    if (after.length === 0) room = socket.write(body, done);
+    else {
+      socket.write(body);
+      room = socket.write(after, "latin1", done);
+    }
     socket.uncork();
     return room;
   }
