@@ -280,7 +280,9 @@ async function main(): Promise<void> {
         config,
         `[irc.bench]\nServer = "127.0.0.1:${server.port}"\nNick = "${nick}"\nMessageDelay = 0\nMessageQueue = 1000000\n` +
           `RemoteNickFormat = "<{NICK}> "\n` +
-          `[api.bench]\nBindAddress = "127.0.0.1:${apiPort}"\nBuffer = 10\n` +
+          // IdleTimeout: the poster's keep-alive connections wait through the other paths' bursts; closed while
+          // idle, a post written as the close arrived was reset (ECONNRESET) and ended the run.
+          `[api.bench]\nBindAddress = "127.0.0.1:${apiPort}"\nBuffer = 10\nIdleTimeout = 3600\n` +
           `[[gateway]]\nname = "bench"\nenable = true\n` +
           `[[gateway.inout]]\naccount = "irc.bench"\nchannel = "${channel}"\n` +
           `[[gateway.inout]]\naccount = "api.bench"\nchannel = "api"\n`,

@@ -118,8 +118,8 @@ export class PipelinedPoster {
 
   /**
    * POSTs a JSON body to `path` on the connection with the fewest answers outstanding; resolves on a 200. A
-   * connection the bridge closed while it was idle (IdleTimeout, 10 s: a long burst of another path in between) is
-   * opened again; without that, posts written to the closed socket were never answered and the bench hung.
+   * connection the bridge closed while it was idle (its IdleTimeout, which main.ts raises: a long burst of another
+   * path in between) is opened again; without that, posts written to the closed socket were never answered.
    */
   post(path: string, json: string): Promise<void> {
     this.#connections.forEach((connection, index) => {
