@@ -1,7 +1,7 @@
 // The gateway as a user gets it: `npm pack`, installed into an empty folder, its bin run from there (compiled
 // JavaScript, production dependencies only).
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,8 @@ describe("the packed gateway package", () => {
 
   it("ships the bin, the compiled output and the dashboard's files only, and installs no development tool", () => {
     assert.deepEqual(shippingProblems(pkg, "switchboard-gateway", ["dashboard/"]), []);
+    // What serve runs with V8's code cache (@switchboard/common/code-cache).
+    assert.ok(pkg.files.includes("dist/bundle/serve.cjs"));
   });
 
   it("--version runs from the installed folder", async () => {
@@ -34,6 +36,7 @@ describe("the packed gateway package", () => {
 
   it("serves from the installed folder (/health), and stops on SIGTERM with exit 0", async (t) => {
     const config = join(pkg.dir, "gateway.toml");
+    const cacheDir = join(pkg.dir, "cache");
     writeFileSync(
       config,
       '[server]\nport = 0\n[[backends]]\nname = "nowhere"\nurl = "http://127.0.0.1:9"\ntype = "ollama"\n',
@@ -43,6 +46,7 @@ describe("the packed gateway package", () => {
         command: pkg.bin("switchboard-gateway"),
         args: ["serve", "-c", config],
         cwd: pkg.dir,
+        env: { ...process.env, NODE_COMPILE_CACHE: cacheDir, NODE_DISABLE_COMPILE_CACHE: "" },
         ready: { line: "listening on" },
         name: "installed gateway",
         timeoutMs: 20_000,
@@ -60,5 +64,7 @@ describe("the packed gateway package", () => {
     assert.equal((await fetch(`${url}/dashboard/app.js`)).status, 200);
     const exit = await gateway.stop(10_000);
     assert.equal(exit.code, 0, gateway.output);
+    // It ran the installed bundle, and left the code cache for the next start.
+    assert.equal(readdirSync(join(cacheDir, "switchboard-v8")).filter((name) => name.endsWith(".v8")).length, 1);
   });
 });
