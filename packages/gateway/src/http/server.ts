@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { noSchemaCompilers } from "@switchboard/common";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
@@ -90,6 +91,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
     clientErrorHandler: answerClientError,
     forceCloseConnections: "idle",
     genReqId: requestIdOf,
+    schemaController: { compilersFactory: noSchemaCompilers("The gateway's HTTP server") },
     serverFactory: (handler) => {
       const toFastify = handler as (req: IncomingMessage, res: ServerResponse) => void;
       const server: Server = createServer(

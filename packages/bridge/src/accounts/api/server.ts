@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import websocket from "@fastify/websocket";
+import { noSchemaCompilers } from "@switchboard/common";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import { connectedEvent, encodeMessage } from "../../message.ts";
@@ -75,6 +76,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     // In-flight requests may finish when the account stops; idle connections are closed at once.
     forceCloseConnections: "idle",
     return503OnClosing: false,
+    schemaController: { compilersFactory: noSchemaCompilers("The api account's HTTP server") },
     requestTimeout: limits.readTimeoutMs,
     keepAliveTimeout: limits.idleTimeoutMs,
     http: {
