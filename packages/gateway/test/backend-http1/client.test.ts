@@ -6,7 +6,7 @@ import fc from "fast-check";
 import type { Http1Client } from "../../src/backends/http1/client.ts";
 import { UpstreamUnreachable } from "../../src/backends/network-errors.ts";
 import { ClientGone } from "../../src/backends/upstream-call.ts";
-import { clientFor, post, RawBackend, record, until, writeInPieces } from "./raw-backend.ts";
+import { clientFor, post, RawBackend, record, SuiteClients, until, writeInPieces } from "./raw-backend.ts";
 import { malformedResponse, responseCase } from "./responses.ts";
 
 const OK = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
@@ -64,18 +64,14 @@ describe("HTTP/1.1 client: responses as TCP delivers them", () => {
 describe("HTTP/1.1 client: timeouts, abort and backpressure", () => {
   const backend = new RawBackend(() => {});
   let url: string;
-  const clients: Http1Client[] = [];
-  const make = (settings: Parameters<typeof clientFor>[1] = {}) => {
-    const client = clientFor(url, settings);
-    clients.push(client);
-    return client;
-  };
+  const clients = new SuiteClients(() => url);
+  const make = (settings: Parameters<typeof clientFor>[1] = {}) => clients.make(settings);
   before(async () => {
     url = await backend.listen();
   });
   afterEach(async () => {
     for (const socket of backend.sockets) socket.destroy();
-    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await clients.closeAll();
     backend.connections = 0;
   });
   after(() => backend.close());
@@ -219,12 +215,8 @@ describe("HTTP/1.1 client: keep-alive connections", () => {
   let connections = 0;
   let open = 0;
   let respond: (res: import("node:http").ServerResponse) => void = (res) => res.end("{}");
-  const clients: Http1Client[] = [];
-  const make = (settings: Parameters<typeof clientFor>[1] = {}) => {
-    const client = clientFor(url, settings);
-    clients.push(client);
-    return client;
-  };
+  const clients = new SuiteClients(() => url);
+  const make = (settings: Parameters<typeof clientFor>[1] = {}) => clients.make(settings);
   before(async () => {
     server = createServer((req, res) => {
       req.resume();
@@ -239,7 +231,7 @@ describe("HTTP/1.1 client: keep-alive connections", () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await clients.closeAll();
     server.closeAllConnections();
     respond = (res) => res.end("{}");
     connections = 0;

@@ -79,6 +79,22 @@ export function clientFor(url: string, settings: Partial<PoolSettings> = {}): Ht
   return new Http1Client(new URL(url), "", { "content-type": "application/json" }, { ...SETTINGS, ...settings });
 }
 
+/** Clients for a suite's backend (its URL known once it listens), all closed by closeAll() after each test. */
+export class SuiteClients {
+  readonly #clients: Http1Client[] = [];
+  constructor(private readonly urlOf: () => string) {}
+
+  make(settings: Partial<PoolSettings> = {}): Http1Client {
+    const client = clientFor(this.urlOf(), settings);
+    this.#clients.push(client);
+    return client;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.#clients.splice(0).map((client) => client.close()));
+  }
+}
+
 /** Everything a sink was told, in order, and a promise settled by its last word. */
 export interface Recording {
   events: string[];
