@@ -21,8 +21,15 @@ import type { JsonParseWorker } from "./parse-worker.ts";
 import type { RequestTracker } from "./request-log.ts";
 import { failRequest, sendRawError } from "./send.ts";
 
-/** Content-Type headers taken here, as clients send them; fastify's parser takes any other spelling. */
-const JSON_TYPES = new Set(["application/json", "application/json; charset=utf-8", "application/json;charset=utf-8"]);
+/**
+ * Content-Type headers taken here (and by the raw ingress, http1/request-head.ts), as clients send them; fastify's
+ * parser takes any other spelling.
+ */
+export const JSON_TYPES: ReadonlySet<string> = new Set([
+  "application/json",
+  "application/json; charset=utf-8",
+  "application/json;charset=utf-8",
+]);
 
 const LENGTH = /^[1-9][0-9]{0,9}$/;
 

@@ -94,12 +94,7 @@ class RawConnection implements ResponseEnd {
   ) {
     this.#keepAliveSeconds = Math.floor(ingress.options.keepAliveTimeoutMs / 1000);
     socket.setNoDelay(true);
-    socket.on("data", this.#onData);
-    socket.on("end", this.#onEnd);
-    socket.on("close", this.#onClose);
-    socket.on("error", this.#onError);
-    socket.on("drain", this.#onDrain);
-    socket.on("timeout", this.#onTimeout);
+    for (const [event, listener] of this.#listeners()) socket.on(event, listener);
     if (ingress.stopping) socket.destroy();
     else socket.setTimeout(ingress.options.keepAliveTimeoutMs);
   }
@@ -213,15 +208,23 @@ class RawConnection implements ResponseEnd {
     socket.resume();
   }
 
+  /** What this connection listens to on its socket (attached once, detached on a hand-off or a timeout). */
+  // biome-ignore lint/suspicious/noExplicitAny: EventEmitter's own listener type
+  #listeners(): [string, (...args: any[]) => void][] {
+    return [
+      ["data", this.#onData],
+      ["end", this.#onEnd],
+      ["close", this.#onClose],
+      ["error", this.#onError],
+      ["drain", this.#onDrain],
+      ["timeout", this.#onTimeout],
+    ];
+  }
+
   #detach(): void {
     const socket = this.socket;
     socket.setTimeout(0);
-    socket.off("data", this.#onData);
-    socket.off("end", this.#onEnd);
-    socket.off("close", this.#onClose);
-    socket.off("error", this.#onError);
-    socket.off("drain", this.#onDrain);
-    socket.off("timeout", this.#onTimeout);
+    for (const [event, listener] of this.#listeners()) socket.off(event, listener);
   }
 
   /**

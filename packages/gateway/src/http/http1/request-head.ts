@@ -6,6 +6,8 @@
 // handed to node:http unread, which parses (and refuses) it as it always did: a request taken here is one whose
 // framing node would read the same way.
 
+import { JSON_TYPES } from "../fast-model-routes.ts";
+
 /** Node's default limit on a request head (`--max-http-header-size`). */
 const MAX_HEAD_BYTES = 16 * 1024;
 /** More headers than this is unusual: node:http takes such a request. */
@@ -20,8 +22,6 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
 const PLAIN_LENGTH = /^ ?[1-9][0-9]{0,9}$/;
-/** Content-Type headers taken here, as clients send them (the same set as fast-model-routes.ts's). */
-const JSON_TYPES = new Set(["application/json", "application/json; charset=utf-8", "application/json;charset=utf-8"]);
 /** Headers whose presence means node:http must handle the request (framing, interim answers, protocol switch). */
 const HANDED_ON = new Set(["transfer-encoding", "expect", "upgrade", "te", "trailer"]);
 
