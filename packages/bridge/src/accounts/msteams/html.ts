@@ -39,7 +39,10 @@ export function htmlToText(html: string): string {
       if (name === "br" || (closing === "/" && BREAKS.test(name))) return "\n";
       if (name === "li" && closing === "") return "- ";
       return "";
-    });
+    })
+    // A "<" left before a letter was not a tag ("<" in Teams' text arrives as &lt;): dropped, whole runs at once, so
+    // that removing a tag cannot join a stray "<" and what followed the tag into a new one ("<<p>b>" is "b>").
+    .replace(/<+(?=\/?[a-z])/gi, "");
   text = decodeEntities(text);
   return text.replace(/\n{3,}/g, "\n\n").trim();
 }
