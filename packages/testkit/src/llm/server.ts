@@ -1,6 +1,7 @@
 // The HTTP machinery both fakes share: listening, recording, fault modes, authentication, in-flight and abort counts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { freePort } from "../ports.ts";
 import { DEFAULT_MODELS } from "./content.ts";
 import type { FakeLlmOptions, FakeLlmServer, FakeModel, Fault, RecordedRequest } from "./types.ts";
 
@@ -329,6 +330,17 @@ class FakeServer implements FakeLlmServer {
 
 export async function startFakeServer(options: FakeLlmOptions, dialect: Dialect): Promise<FakeLlmServer> {
   const server = new FakeServer(options, dialect);
-  await server.listen(options.port ?? 0);
-  return server;
+  if (options.port !== undefined) {
+    await server.listen(options.port);
+    return server;
+  }
+  // A port outside the ephemeral range (see freePort), since a "refuse" fault listens again on the same port later.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await server.listen(await freePort(options.host));
+      return server;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt === 5) throw error;
+    }
+  }
 }
