@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { RawResponse } from "@switchboard/common";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import fc from "fast-check";
 import type { RunningGateway } from "../src/gateway.ts";
-import { RawResponse } from "../src/http/http1/raw-response.ts";
 import { backendToml, Closers, startTestGateway } from "./helpers.ts";
 
 interface Answer {

@@ -9,16 +9,21 @@ const JOIN_LIMIT_BYTES = 16 * 1024;
 
 /** What the raw ingress needs to know of a response's end. */
 export interface ResponseEnd {
+  /** The whole response is in the socket's hands: the next pipelined answer may be written. */
+  handedOver?(response: RawResponse): void;
   /** The response was written in full and the connection may carry the next request. */
-  finished(keepAlive: boolean): void;
+  finished(response: RawResponse, keepAlive: boolean): void;
 }
+
+type PendingWrite = [before: string, body: string | Buffer | undefined, after: string, last: boolean];
 
 /**
  * A response written straight on the connection: the part of ServerResponse the model routes use, with node:http's
  * wire behaviour (its Date, Connection and Keep-Alive headers, Content-Length when the whole body comes with end()
  * before any head, chunked encoding otherwise; 204 and 304 without a body; "finish" then "close" once written, "close"
  * alone when the client went away first). Header names and values are checked as node checks them, so nothing a
- * caller puts in a header can end the head early.
+ * caller puts in a header can end the head early. The answers to pipelined requests leave in their order: one whose
+ * turn has not come yet (an earlier answer is not all written) keeps its writes until it has (takeTurn).
  */
 export class RawResponse extends EventEmitter {
   statusCode = 200;
@@ -32,15 +37,27 @@ export class RawResponse extends EventEmitter {
   #chunked = false;
   #hasBody = true;
   #destroyed = false;
+  /** Writes kept until this answer's turn on the connection (undefined once it has its turn). */
+  #pending: PendingWrite[] | undefined;
 
   constructor(
     readonly socket: Socket,
     keepAlive: boolean,
     private readonly keepAliveSeconds: number,
     private readonly onEnd: ResponseEnd,
+    hasTurn = true,
   ) {
     super();
     this.shouldKeepAlive = keepAlive;
+    if (!hasTurn) this.#pending = [];
+  }
+
+  /** The answers before this one are in the socket's hands: what this one kept is written now. */
+  takeTurn(): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    this.#pending = undefined;
+    for (const [before, body, after, last] of pending) this.#write(before, body, after, last);
   }
 
   get destroyed(): boolean {
@@ -123,6 +140,16 @@ export class RawResponse extends EventEmitter {
    * when the body is small, corked around the body otherwise. A string body goes as node:http sends one, in UTF-8.
    */
   #write(before: string, body: string | Buffer | undefined, after: string, last: boolean): boolean {
+    if (this.#pending !== undefined) {
+      this.#pending.push([before, body, after, last]);
+      return true;
+    }
+    const room = this.#writeNow(before, body, after, last);
+    if (last) this.onEnd.handedOver?.(this);
+    return room;
+  }
+
+  #writeNow(before: string, body: string | Buffer | undefined, after: string, last: boolean): boolean {
     const socket = this.socket;
     const done = last ? this.#written : undefined;
     if (body === undefined || typeof body === "string") {
@@ -156,7 +183,7 @@ export class RawResponse extends EventEmitter {
     this.writableFinished = true;
     this.emit("finish");
     this.emit("close");
-    this.onEnd.finished(this.shouldKeepAlive);
+    this.onEnd.finished(this, this.shouldKeepAlive);
   };
 
   /** The head as node:http writes it; `contentLength` when the whole body is known before anything is written. */

@@ -1,10 +1,13 @@
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 
+const EMPTY = Buffer.alloc(0);
+
 /**
- * A request the raw ingress read in full (head and body): the part of IncomingMessage the model routes use. The body
- * is given to the first reader as a readable stream gives it: one "data" event once a listener is attached or
- * resume() is called, then "end"; pause() holds what has not been emitted yet.
+ * A request the raw ingress read in full (head and body): the part of IncomingMessage the routes served there use.
+ * The body is given to the first reader as a readable stream gives it: one "data" event once a listener is attached
+ * or resume() is called, then "end"; pause() holds what has not been emitted yet. A route that knows it is served
+ * here may take it whole instead (`body`).
  */
 export class RawRequest extends EventEmitter {
   readonly method = "POST";
@@ -23,6 +26,11 @@ export class RawRequest extends EventEmitter {
   ) {
     super();
     this.#body = body;
+  }
+
+  /** The whole body, for a route that reads no stream (a view of the connection's read: used at once, not kept). */
+  get body(): Buffer {
+    return this.#body ?? EMPTY;
   }
 
   get destroyed(): boolean {

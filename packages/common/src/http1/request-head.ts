@@ -1,0 +1,106 @@
+// Recognises, in the bytes a connection sent, the head of an ordinary request that a raw ingress serves itself
+// (raw-ingress.ts). The grammar is deliberately narrower than HTTP/1.1: a request line exactly
+// `POST <route> HTTP/1.1`, header names that are tokens, values of visible characters, no line folding, no header
+// named twice, one Host, one Content-Length of plain digits within the limit, one of the service's content types as
+// clients send them, and no Transfer-Encoding, Expect, Upgrade or Connection other than keep-alive. Whatever else a
+// client sends is handed to node:http unread, which parses (and refuses) it as it always did: a request taken here is
+// one whose framing node would read the same way.
+
+/** Node's default limit on a request head (`--max-http-header-size`). */
+const MAX_HEAD_BYTES = 16 * 1024;
+/** More headers than this is unusual: node:http takes such a request. */
+const MAX_HEADERS = 64;
+
+const END_OF_HEAD = Buffer.from("\r\n\r\n");
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Field values as llhttp accepts them hold visible ASCII, spaces, tabs and obs-text: in a head, anything else than
+ * those and CRLF line breaks is handed on.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
+const PLAIN_LENGTH = /^ ?[1-9][0-9]{0,9}$/;
+/** Headers whose presence means node:http must handle the request (framing, interim answers, protocol switch). */
+const HANDED_ON = new Set(["transfer-encoding", "expect", "upgrade", "te", "trailer"]);
+
+export interface RequestHead {
+  kind: "taken";
+  path: string;
+  /** Lower-cased names, as node:http gives them (no name appears twice here). */
+  headers: Record<string, string>;
+  /** Where the body starts. */
+  bodyStart: number;
+  contentLength: number;
+}
+
+export type HeadReading = RequestHead | { kind: "incomplete" } | { kind: "other" };
+
+const INCOMPLETE = { kind: "incomplete" } as const;
+const OTHER = { kind: "other" } as const;
+
+/**
+ * Reads the head at the start of `bytes`. "incomplete": no blank line yet (within MAX_HEAD_BYTES); "other": a request
+ * node:http must handle; "taken": one served here, to one of `paths`, with at most `maxBody` bytes of body and a
+ * Content-Type spelled exactly as one of `contentTypes`.
+ */
+export function readRequestHead(
+  bytes: Buffer,
+  paths: ReadonlySet<string>,
+  maxBody: number,
+  contentTypes: ReadonlySet<string>,
+): HeadReading {
+  const end = bytes.indexOf(END_OF_HEAD);
+  if (end < 0) return bytes.length < MAX_HEAD_BYTES && startsLikePost(bytes) ? INCOMPLETE : OTHER;
+  if (end > MAX_HEAD_BYTES) return OTHER;
+  const text = bytes.toString("latin1", 0, end);
+  // One scan for what no field may hold: control characters other than tab, and CR or LF outside a line break.
+  if (FORBIDDEN.test(text)) return OTHER;
+  const lines = text.split("\r\n");
+  const requestLine = lines[0] as string;
+  if (!requestLine.startsWith("POST ") || !requestLine.endsWith(" HTTP/1.1")) return OTHER;
+  const path = requestLine.slice(5, -9);
+  if (!paths.has(path) || lines.length - 1 > MAX_HEADERS) return OTHER;
+  const headers: Record<string, string> = {};
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const colon = line.indexOf(":");
+    if (colon <= 0) return OTHER;
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) return OTHER;
+    const key = name.toLowerCase();
+    if (key in headers || HANDED_ON.has(key)) return OTHER;
+    // llhttp refuses a length with blanks after it: only the plain form is taken.
+    if (key === "content-length" && !PLAIN_LENGTH.test(line.slice(colon + 1))) return OTHER;
+    headers[key] = trimmed(line, colon + 1);
+  }
+  const length = headers["content-length"];
+  if (
+    headers.host === undefined ||
+    length === undefined ||
+    Number(length) > maxBody ||
+    !contentTypes.has(headers["content-type"] ?? "") ||
+    (headers.connection !== undefined && headers.connection.toLowerCase() !== "keep-alive")
+  ) {
+    return OTHER;
+  }
+  return { kind: "taken", path, headers, bodyStart: end + 4, contentLength: Number(length) };
+}
+
+const POST = Buffer.from("POST ");
+
+/** Whether an unfinished head may still become a request taken here (else node:http takes it at once). */
+function startsLikePost(bytes: Buffer): boolean {
+  const n = Math.min(bytes.length, POST.length);
+  return bytes.compare(POST, 0, n, 0, n) === 0;
+}
+
+/** The field value from `start`, without the spaces and tabs around it. */
+function trimmed(line: string, start: number): string {
+  let from = start;
+  let to = line.length;
+  while (from < to && isBlank(line.charCodeAt(from))) from++;
+  while (to > from && isBlank(line.charCodeAt(to - 1))) to--;
+  return line.slice(from, to);
+}
+
+const isBlank = (code: number) => code === 0x20 || code === 0x09;
