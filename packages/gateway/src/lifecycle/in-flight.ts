@@ -2,7 +2,8 @@ import type { EventBus } from "../telemetry/events.ts";
 
 /** Attempts in flight per backend and model, from the event stream: an unload waits for (or refuses) these. */
 export class ModelsInFlight {
-  readonly #counts = new Map<string, number>();
+  /** By backend, then model (no key string built per event); a model's entry goes when its count is back to 0. */
+  readonly #counts = new Map<string, Map<string, number>>();
   readonly #waiters = new Set<() => void>();
 
   constructor(events: EventBus) {
@@ -12,7 +13,7 @@ export class ModelsInFlight {
   }
 
   count(backend: string, model: string): number {
-    return this.#counts.get(`${backend}\u0000${model}`) ?? 0;
+    return this.#counts.get(backend)?.get(model) ?? 0;
   }
 
   /** Resolves once `backend` has no attempt in flight for `model`. */
@@ -29,10 +30,15 @@ export class ModelsInFlight {
   }
 
   #add(backend: string, model: string, delta: number): void {
-    const key = `${backend}\u0000${model}`;
-    const count = (this.#counts.get(key) ?? 0) + delta;
-    if (count > 0) this.#counts.set(key, count);
-    else this.#counts.delete(key);
-    if (delta < 0) for (const waiter of [...this.#waiters]) waiter();
+    let models = this.#counts.get(backend);
+    if (models === undefined) {
+      models = new Map();
+      this.#counts.set(backend, models);
+    }
+    const count = (models.get(model) ?? 0) + delta;
+    if (count > 0) models.set(model, count);
+    else models.delete(model);
+    // The waiters' own checks remove them: a copy is iterated only when there are any.
+    if (delta < 0 && this.#waiters.size > 0) for (const waiter of [...this.#waiters]) waiter();
   }
 }

@@ -52,7 +52,11 @@ export type CircuitState = Circuit["state"];
  * Fed by the event stream (see `trackQuality`); routing reads it through `QualityView`. Time is passed in for tests.
  */
 export class QualityTracker implements QualityView {
-  readonly #tracks = new Map<string, Track>();
+  /**
+   * By backend, then model: two lookups of strings the router and the events already hold, where one key built per
+   * call (`backend + model`) was a new string to allocate and hash several times per request.
+   */
+  readonly #tracks = new Map<string, Map<string, Track>>();
 
   constructor(
     readonly settings: QualitySettings = DEFAULT_QUALITY,
@@ -81,14 +85,20 @@ export class QualityTracker implements QualityView {
       track.ttftCount++;
     }
     if (track.samples.length - track.start > MAX_SAMPLES) drop(track, track.start + 1);
-    if (track.circuit.state === "closed" && this.errorRate(backend, model) >= this.settings.errorRateThreshold) {
+    if (
+      track.circuit.state === "closed" &&
+      this.#errorRate(this.#windowed(track)) >= this.settings.errorRateThreshold
+    ) {
       track.circuit = { state: "open", until: now + this.settings.cooldownSeconds * 1000 };
     }
   }
 
   /** Error rate over the window, or 0 while fewer than `minRequests` outcomes are in it. */
   errorRate(backend: string, model: string): number {
-    const track = this.#window(backend, model);
+    return this.#errorRate(this.#window(backend, model));
+  }
+
+  #errorRate(track: Track | undefined): number {
     const count = track === undefined ? 0 : track.samples.length - track.start;
     if (track === undefined || count === 0 || count < this.settings.minRequests) return 0;
     return track.errors / count;
@@ -126,7 +136,7 @@ export class QualityTracker implements QualityView {
 
   /** The circuit, moved from open to half-open once the cool-down has passed. */
   #circuit(backend: string, model: string): Circuit {
-    const track = this.#tracks.get(key(backend, model));
+    const track = this.#tracks.get(backend)?.get(model);
     if (!track) return CLOSED;
     if (track.circuit.state === "open" && this.now() >= track.circuit.until) {
       track.circuit = { state: "half_open", trialInFlight: false };
@@ -136,8 +146,11 @@ export class QualityTracker implements QualityView {
 
   /** The track, with the samples older than the window dropped. */
   #window(backend: string, model: string): Track | undefined {
-    const track = this.#tracks.get(key(backend, model));
-    if (!track) return undefined;
+    const track = this.#tracks.get(backend)?.get(model);
+    return track === undefined ? undefined : this.#windowed(track);
+  }
+
+  #windowed(track: Track): Track {
     const since = this.now() - this.settings.windowSeconds * 1000;
     let first = track.start;
     while (first < track.samples.length && track.samples[first]!.at < since) first++;
@@ -146,11 +159,15 @@ export class QualityTracker implements QualityView {
   }
 
   #track(backend: string, model: string): Track {
-    const id = key(backend, model);
-    let track = this.#tracks.get(id);
+    let models = this.#tracks.get(backend);
+    if (!models) {
+      models = new Map();
+      this.#tracks.set(backend, models);
+    }
+    let track = models.get(model);
     if (!track) {
       track = { samples: [], start: 0, errors: 0, ttftTotal: 0, ttftCount: 0, circuit: { state: "closed" } };
-      this.#tracks.set(id, track);
+      models.set(model, track);
     }
     return track;
   }
@@ -181,8 +198,4 @@ function clear(track: Track): void {
   track.errors = 0;
   track.ttftTotal = 0;
   track.ttftCount = 0;
-}
-
-function key(backend: string, model: string): string {
-  return `${backend}\u0000${model}`;
 }
