@@ -11,14 +11,15 @@ function outcomeOf(facts: RequestFacts, status: number): RequestCompleted["outco
 
 /** The `request_completed` event of a chat or embeddings request whose response is over. */
 export function completedEvent(
-  facts: RequestFacts & { endpoint: Endpoint },
+  facts: RequestFacts,
+  endpoint: Endpoint,
   status: number,
   durationMs: number,
 ): RequestCompleted {
   return {
     type: "request_completed",
     requestId: facts.requestId ?? "",
-    endpoint: facts.endpoint,
+    endpoint,
     requestedModel: facts.model ?? "",
     stream: facts.stream ?? false,
     priority: facts.priority ?? "normal",
