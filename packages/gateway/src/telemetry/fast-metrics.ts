@@ -19,8 +19,17 @@ interface Cell {
   buckets: Float64Array;
 }
 
+/** The cells of one label value and the levels below it (the values of the labels that follow). */
+type Level = Map<string, Level | Cell>;
+
 abstract class LabelledMetric {
-  readonly #cells = new Map<string, Cell>();
+  /**
+   * One level per label, looked up value by value: finding a cell allocates nothing (a key joined from the values was
+   * a new string to build and hash on every observation).
+   */
+  #root: Level = new Map();
+  /** Every cell, in the order they were made (the exposition's order). */
+  #cells: Cell[] = [];
 
   constructor(
     readonly name: string,
@@ -34,25 +43,40 @@ abstract class LabelledMetric {
 
   /** The cell of one label combination, created on first use; callers may keep it. */
   cell(...values: string[]): Cell {
-    const key = values.join("\u0000");
-    let cell = this.#cells.get(key);
-    if (!cell) {
+    const depth = this.labelNames.length;
+    let level = this.#root;
+    // A metric without labels keeps its one cell under "".
+    const last = depth === 0 ? 0 : depth - 1;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] ?? "";
+      let next = level.get(value) as Level | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = values[last] ?? "";
+    let cell = level.get(value) as Cell | undefined;
+    if (cell === undefined) {
       const labels: Record<string, string> = {};
       this.labelNames.forEach((label, index) => {
         labels[label] = values[index] ?? "";
       });
       cell = { labels, count: 0, sum: 0, buckets: new Float64Array(this.bucketCount) };
-      this.#cells.set(key, cell);
+      level.set(value, cell);
+      this.#cells.push(cell);
     }
     return cell;
   }
 
-  protected cells(): IterableIterator<Cell> {
-    return this.#cells.values();
+  protected cells(): readonly Cell[] {
+    return this.#cells;
   }
 
   reset(): void {
-    this.#cells.clear();
+    this.#root = new Map();
+    this.#cells = [];
   }
 }
 
@@ -69,7 +93,7 @@ export class FastCounter extends LabelledMetric {
   }
 
   get(): { name: string; help: string; type: string; aggregator: string; values: MetricValue[] } {
-    const values = [...this.cells()].map((cell) => ({ value: cell.sum, labels: cell.labels }));
+    const values = this.cells().map((cell) => ({ value: cell.sum, labels: cell.labels }));
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }
