@@ -226,20 +226,27 @@ export class Router {
     const context = { model, requirements, policy, quality: this.#options.quality };
     let candidates = fleet.backendsFor(model) as C[];
     const timings = this.#options.timings;
+    // One clock reading per stage boundary: a stage's end is the next one's start.
+    let mark = timings ? performance.now() : 0;
     for (const filter of this.#filters) {
       if (candidates.length === 0) break;
       const before = candidates;
-      const started = timings ? performance.now() : 0;
       candidates = filter(candidates, context, rejections);
-      if (timings) timings.stage(this.#stageNames.get(filter)!, (performance.now() - started) / 1000);
+      if (timings) mark = this.#timed(timings, this.#stageNames.get(filter)!, mark);
       if (filter === capacityFilter && candidates !== before) {
         for (const backend of before) if (!candidates.includes(backend)) blocked.push({ backend, model, fallback });
       }
     }
-    const started = timings ? performance.now() : 0;
     const ordered = orderCandidates(candidates, this.#options.strategy, this.#options.weights, model, this.#state);
-    if (timings) timings.stage("strategy", (performance.now() - started) / 1000);
+    if (timings) this.#timed(timings, "strategy", mark);
     return this.#options.order ? this.#options.order(ordered) : ordered;
+  }
+
+  /** Reports the stage that began at `since`; returns now, the next stage's start. */
+  #timed(timings: RoutingTimings, stage: string, since: number): number {
+    const now = performance.now();
+    timings.stage(stage, (now - since) / 1000);
+    return now;
   }
 
   #reason(targets: readonly Target[], rejections: readonly Rejection[], privacy: string | undefined): RouteReason {
