@@ -32,7 +32,7 @@ describe("the fast post's bodies", () => {
       written: () => Promise.resolve(),
     });
     const server = createServer((request, response) => {
-      if (!fast(request, response)) response.writeHead(404).end();
+      if (!fast.fromNode(request, response)) response.writeHead(404).end();
     });
     server.listen(0, "127.0.0.1");
     await once(server, "listening");

@@ -40,6 +40,7 @@ export class ApiAccount implements Connection {
   readonly #token: string | undefined;
   readonly #bodyLimit: number;
   readonly #limits: ServerLimits;
+  readonly #rawIngress: boolean;
   #phase: ServingPhase = "serving";
   /** What a 503 during a stop tells clients to wait (the bridge's ShutdownTimeout). */
   #retryAfterSeconds = 1;
@@ -62,6 +63,7 @@ export class ApiAccount implements Connection {
     this.#token = settings.Token;
     this.#bodyLimit = settings.BodyLimit;
     this.#limits = serverLimits(settings);
+    this.#rawIngress = settings.RawIngress;
     // Buffer = 0 means Matterbridge's default of 10; the capacity then stays fixed for the account's life.
     this.ring = new RingBuffer<string>(settings.Buffer > 0 ? settings.Buffer : DEFAULT_BUFFER);
     this.#unread = context.unread(this.ring.capacity);
@@ -104,6 +106,7 @@ export class ApiAccount implements Connection {
       token: this.#token,
       bodyLimit: this.#bodyLimit,
       limits: this.#limits,
+      rawIngress: this.#rawIngress,
       logger,
       debug: context.debug,
       drain: () => this.#readAll(),

@@ -8,8 +8,12 @@
 // Why: fastify's request and reply objects, hooks, router and content-type parser sit on the hottest path of an
 // api -> IRC burst (docs/benchmarks.md, Bridge over IRC). The posts waiting for one commit are answered from one
 // reaction to it, and their answers leave each connection in one write (coalesced-writes.ts).
+//
+// The same route serves the posts the raw ingress reads straight off the connection (raw-ingress.ts): their heads
+// passed the shared grammar, so only the account's state and the token are checked here.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { RawRequest, type RawResponse } from "@switchboard/common";
 import type { Logger } from "pino";
 import { errorBody } from "../../http/raw-answer.ts";
 import type { AuthResult } from "./auth.ts";
@@ -23,7 +27,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const PATH = "/api/message";
 
 /** Content-Type headers taken here, as clients usually send them; fastify parses any other spelling. */
-const FORMATS: ReadonlyMap<string, BodyFormat> = new Map([
+export const FORMATS: ReadonlyMap<string, BodyFormat> = new Map([
   ["application/json", "json"],
   ["application/json; charset=utf-8", "json"],
   ["application/json;charset=utf-8", "json"],
@@ -48,10 +52,19 @@ export interface FastPostDeps {
   written(): Promise<void>;
 }
 
+/** A request served here, from node:http or from the raw ingress. */
+type PostRequest = IncomingMessage | RawRequest;
+/** What an answer is written on: the members node:http's ServerResponse and the raw ingress's RawResponse share. */
+interface PostResponse {
+  on(event: "finish", listener: () => void): unknown;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+
 /** A post waiting for its turn's commit. */
 interface Held {
-  request: IncomingMessage;
-  response: ServerResponse;
+  request: PostRequest;
+  response: PostResponse;
   startedAt: number;
   encoded: string;
   deliveries: number;
@@ -66,8 +79,13 @@ interface Arriving {
   length: number;
 }
 
-/** Serves the requests it takes; returns false for those fastify should handle. */
-export type FastPost = (request: IncomingMessage, response: ServerResponse) => boolean;
+/** Serves the requests it takes; each returns false for those fastify should handle. */
+export interface FastPost {
+  /** A request node:http read. */
+  fromNode(request: IncomingMessage, response: ServerResponse): boolean;
+  /** A request the raw ingress read in full (false: node:http reads it again, and fastify answers it). */
+  fromRaw(request: RawRequest, response: RawResponse): boolean;
+}
 
 export function fastPost(deps: FastPostDeps): FastPost {
   const { bodyLimit, check, logRequest } = deps;
@@ -76,7 +94,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
   let held: Held[] = [];
 
   const answer = (
-    response: ServerResponse,
+    response: PostResponse,
     startedAt: number,
     status: number,
     headers: Record<string, string>,
@@ -92,26 +110,26 @@ export function fastPost(deps: FastPostDeps): FastPost {
   };
 
   const answerError = (
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: PostRequest,
+    response: PostResponse,
     startedAt: number,
     status: number,
     message: string,
     headers: Record<string, string> = {},
   ) => {
-    // A body the route did not read is discarded (bounded), so the client can read this answer.
-    discardRestOfBody(request);
+    // A body the route did not read is discarded (bounded), so the client can read this answer; a raw one is read.
+    if (!(request instanceof RawRequest)) discardRestOfBody(request);
     headers["content-type"] = JSON_TYPE;
     answer(response, startedAt, status, headers, errorBody(message));
   };
 
-  const refuseWhileStopping = (request: IncomingMessage, response: ServerResponse, startedAt: number) =>
+  const refuseWhileStopping = (request: PostRequest, response: PostResponse, startedAt: number) =>
     answerError(request, response, startedAt, 503, deps.shuttingDownMessage, {
       "retry-after": String(deps.retryAfterSeconds()),
     });
 
   /** A designed refusal (InboundError) is answered as such; anything else is a 500 without details, logged. */
-  const fail = (request: IncomingMessage, response: ServerResponse, startedAt: number, error: unknown) => {
+  const fail = (request: PostRequest, response: PostResponse, startedAt: number, error: unknown) => {
     if (error instanceof InboundError) return answerError(request, response, startedAt, error.status, error.message);
     deps.logger.error({ err: error, url: request.url }, "request failed");
     answerError(request, response, startedAt, 500, "internal error");
@@ -158,7 +176,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     held.push(post);
   };
 
-  const handle = (request: IncomingMessage, response: ServerResponse, startedAt: number, body: PostedBody) => {
+  const handle = (request: PostRequest, response: PostResponse, startedAt: number, body: PostedBody) => {
     // A post whose body was still arriving when the stop began is refused too: nothing is routed after the signal.
     if (!deps.isServing()) return refuseWhileStopping(request, response, startedAt);
     try {
@@ -171,8 +189,8 @@ export function fastPost(deps: FastPostDeps): FastPost {
 
   /** A body is there: handled now when small, after a turn of its own when large (large-body-turns.ts). */
   const received = (
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: PostRequest,
+    response: PostResponse,
     startedAt: number,
     format: BodyFormat,
     bytes: Buffer,
@@ -234,7 +252,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     }
   };
 
-  return (request, response) => {
+  const fromNode = (request: IncomingMessage, response: ServerResponse): boolean => {
     if (request.method !== "POST" || request.url !== PATH || !deps.isServing()) return false;
     const headers = request.headers;
     if (headers.host === undefined || headers.upgrade !== undefined || headers["transfer-encoding"] !== undefined) {
@@ -251,4 +269,17 @@ export function fastPost(deps: FastPostDeps): FastPost {
     arriving.push({ request, response, startedAt: performance.now(), format, length });
     return true;
   };
+
+  const fromRaw = (request: RawRequest, response: RawResponse): boolean => {
+    if (!deps.isServing()) return false;
+    const headers = request.headers;
+    const format = FORMATS.get(headers["content-type"] ?? "");
+    if (format === undefined) return false;
+    if (check !== undefined && !check(headers.authorization).ok) return false;
+    coalesceWrites(request.socket);
+    received(request, response, performance.now(), format, request.body);
+    return true;
+  };
+
+  return { fromNode, fromRaw };
 }

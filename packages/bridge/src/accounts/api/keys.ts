@@ -42,6 +42,12 @@ export const API_KEYS = {
     max: 3600,
     description: "seconds a kept-alive connection may wait with no request before it is closed",
   }),
+  RawIngress: key.boolean({
+    default: true,
+    description:
+      "read the ordinary POST /api/message straight off the connection, without node:http's request objects (same " +
+      "answers); false leaves every request to node:http",
+  }),
   MaxConnections: key.integer({
     default: 1000,
     min: 1,

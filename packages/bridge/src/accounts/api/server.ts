@@ -18,6 +18,7 @@ import {
 import { fastPost } from "./fast-post.ts";
 import { InboundError } from "./inbound.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
+import { installRawIngress } from "./raw-ingress.ts";
 import { requestLogger } from "./request-log.ts";
 import type { ServerLimits } from "./server-limits.ts";
 import type { WebsocketClients } from "./websocket.ts";
@@ -28,6 +29,8 @@ export interface ApiServerDeps {
   token: string | undefined;
   bodyLimit: number;
   limits: ServerLimits;
+  /** The ordinary POST /api/message read straight off the connection (raw-ingress.ts). */
+  rawIngress: boolean;
   logger: Logger;
   debug: boolean;
   /** Read-and-clear of the polling buffer, as encoded messages. */
@@ -115,8 +118,10 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   const fastifyHandler = fastifyListeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeAllListeners("request");
   app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    if (!fast(request, response)) fastifyHandler(request, response);
+    if (!fast.fromNode(request, response)) fastifyHandler(request, response);
   });
+  // In front of node:http: the ordinary post is read off the connection, anything else goes to the listener above.
+  if (deps.rawIngress) installRawIngress(app.server, fast, deps);
   // CONNECT (a proxy tunnel) is not something this API does; Node would otherwise drop the connection silently.
   app.server.on("connect", (_request, socket) =>
     answerOnSocket(socket, 405, "CONNECT is not supported: this is the chat bridge message API", {
