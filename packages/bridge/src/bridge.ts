@@ -2,7 +2,9 @@
 // made by its protocol's descriptor), the router between them, start and the steps of a stop (refuse new work,
 // drain the outbound queues, stop; or cut). With [general] StatusAddress, the status endpoint (src/status/) observes
 // the core and is served from start to the end of stop.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import { loadsOnFirstConnect } from "./accounts/lazy-connection.ts";
 import type { BridgeConfig } from "./config/types.ts";
 import type { MessageSink, RouteResult } from "./core/account.ts";
 import type { Membership } from "./core/connection.ts";
@@ -13,6 +15,13 @@ import { Router } from "./core/router.ts";
 import { NO_STATE, type StateStore } from "./core/state-store.ts";
 import { type CoreTuning, SupervisedAccount } from "./core/supervised-account.ts";
 import type { StatusService } from "./status/status-service.ts";
+
+/**
+ * How long after the accounts that answer requests (the api, the status endpoint) are up the accounts that load a
+ * client library start: the first requests, often already waiting for the port to open, are answered before the
+ * event loop spends a block of time loading and compiling irc-framework, discord.js and the like.
+ */
+const LIBRARY_ACCOUNTS_DELAY_MS = 100;
 
 export interface BridgeOptions {
   logger: Logger;
@@ -107,9 +116,12 @@ export class Bridge {
   }
 
   /**
-   * Connects the accounts one after the other, in config order (so an account's "listening" line means the ones
-   * before it are up too). If one fails for good, the ones started are stopped and its error (naming the account) is
-   * rethrown; an account that cannot connect yet keeps retrying in the background while the others run.
+   * Connects the accounts one after the other: first those whose code is loaded (the api accounts, which listen),
+   * then, LIBRARY_ACCOUNTS_DELAY_MS later, those that load a client library on their first connect; each group in
+   * config order. An account's "listening" line thus never waits for an IRC server's answer or a library's loading.
+   * If one fails for good, the ones started are stopped and its error (naming the account) is rethrown; an account
+   * that cannot connect yet keeps retrying in the background while the others run. A stop that begins meanwhile
+   * ends the start: no further account is started.
    */
   async start(): Promise<void> {
     for (const warning of this.config.warnings) this.#logger.warn(warning);
@@ -117,17 +129,34 @@ export class Bridge {
     replayQueues(this.#state, this.router, this.#logger);
     // First, so that /health shows the accounts connecting.
     await this.#status?.start();
-    for (const account of this.accounts.values()) {
-      this.#started.push(account);
-      try {
-        await account.start();
-      } catch (error) {
-        await this.stop();
-        throw error;
-      }
+    const accounts = [...this.accounts.values()];
+    const loading = accounts.filter((account) => loadsOnFirstConnect(account.connection));
+    const answering = accounts.filter((account) => !loading.includes(account));
+    for (const account of answering) {
+      if (!(await this.#startAccount(account))) return;
     }
+    if (loading.length > 0 && (answering.length > 0 || this.#status !== undefined)) {
+      await sleep(LIBRARY_ACCOUNTS_DELAY_MS);
+    }
+    for (const account of loading) {
+      if (!(await this.#startAccount(account))) return;
+    }
+    if (!this.#accepting) return;
     const names = this.config.gateways.map((g) => g.name).join(", ");
     this.#logger.info(`bridge started: ${this.accounts.size} account(s), gateway(s): ${names}`);
+  }
+
+  /** Its first connect; false when a stop has begun (nothing more is started then). */
+  async #startAccount(account: SupervisedAccount): Promise<boolean> {
+    if (!this.#accepting) return false;
+    this.#started.push(account);
+    try {
+      await account.start();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    return true;
   }
 
   /**

@@ -24,6 +24,14 @@ export function lazyConnection<A>(load: () => Promise<Create<A>>, options: LazyO
     new LazyConnection(() => load().then((create) => create(account, context)), options.batches?.(account) ?? false);
 }
 
+/**
+ * Whether `connection` has yet to load its protocol's client library (on its first connect): the bridge starts such
+ * accounts after the ones that answer requests, so that loading a library never holds up a first answer.
+ */
+export function loadsOnFirstConnect(connection: Connection): boolean {
+  return connection instanceof LazyConnection && connection.real === undefined;
+}
+
 /** The connection a lazy one forwards to once loaded, or `connection` itself when it is not lazy (tests look inside). */
 export function realConnection(connection: Connection | undefined): Connection | undefined {
   return connection instanceof LazyConnection ? connection.real : connection;
