@@ -14,7 +14,7 @@ import type { Endpoint } from "../request/facts.ts";
 import { envelopeOf } from "./api-envelope.ts";
 import { DRAIN_LIMIT_BYTES, drainRequest } from "./drain.ts";
 import { fromFrameworkError } from "./framework-errors.ts";
-import { readJsonBody } from "./json-body.ts";
+import { readJsonBody, takeWholeJsonBody } from "./json-body.ts";
 import { type KeyGate, modelOf, type Refusal } from "./key-gate.ts";
 import type { ModelRouteServer } from "./model-route.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
@@ -56,18 +56,41 @@ export function fastModelRoutes(deps: FastRouteDeps): FastRoute {
   const refuse = (request: IncomingMessage, res: ServerResponse, requestId: string, refusal: Refusal, model = "") =>
     sendRawError(res, refusal.error, requestId, refusal.headers, envelopeOf(request, model));
 
-  const read = (request: IncomingMessage, res: ServerResponse, requestId: string, serve: ModelRouteServer) =>
-    readJsonBody(request, bodyLimit, parseWorker, { slim: true }).then(
-      (body: JsonBody) => {
-        if (gate === undefined) return serve(requestId, request, res, body);
-        const model = modelOf(body.value);
-        return gate.admit(request, res, model).then((refusal) => {
-          if (refusal === undefined) return serve(requestId, request, res, body);
-          refuse(request, res, requestId, refusal, model);
-        });
-      },
-      (error: Error) => refuseBody(deps, request, res, requestId, error),
-    );
+  const admit = (
+    request: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    serve: ModelRouteServer,
+    body: JsonBody,
+  ) => {
+    if (gate === undefined) return serve(requestId, request, res, body);
+    const model = modelOf(body.value);
+    return gate.admit(request, res, model).then((refusal) => {
+      if (refusal === undefined) return serve(requestId, request, res, body);
+      refuse(request, res, requestId, refusal, model);
+    });
+  };
+
+  const read = (
+    request: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    serve: ModelRouteServer,
+  ): Promise<void> => {
+    // A body the raw ingress read whole is taken at once; any other is read as a stream.
+    const whole = takeWholeJsonBody(request, bodyLimit);
+    if (whole === undefined) {
+      return readJsonBody(request, bodyLimit, parseWorker, { slim: true }).then(
+        (body: JsonBody) => admit(request, res, requestId, serve, body),
+        (error: Error) => refuseBody(deps, request, res, requestId, error),
+      );
+    }
+    if (whole instanceof ApiError) {
+      refuseBody(deps, request, res, requestId, whole);
+      return Promise.resolve();
+    }
+    return admit(request, res, requestId, serve, whole);
+  };
 
   return (request, res) => {
     const route = request.method === "POST" ? routes.get(request.url ?? "") : undefined;
@@ -89,13 +112,19 @@ export function fastModelRoutes(deps: FastRouteDeps): FastRoute {
     const requestId = deps.requestIdOf(request);
     const path = request.url as string;
     track(request, res, requestId, "POST", path, route.endpoint);
-    const served =
-      gate === undefined
-        ? read(request, res, requestId, route.serve)
-        : gate.authenticate(request, path).then((refusal) => {
-            if (refusal === undefined) return read(request, res, requestId, route.serve);
-            refuse(request, res, requestId, refusal);
-          });
+    let served: Promise<void>;
+    try {
+      served =
+        gate === undefined
+          ? read(request, res, requestId, route.serve)
+          : gate.authenticate(request, path).then((refusal) => {
+              if (refusal === undefined) return read(request, res, requestId, route.serve);
+              refuse(request, res, requestId, refusal);
+            });
+    } catch (error) {
+      // Read at once, a body's checks run here: what they throw is answered as when they ran in a promise.
+      served = Promise.reject(error);
+    }
     // What fastify's error handler would answer for a check that failed unexpectedly (the store, say).
     served.catch((error: unknown) => failRequest(res, requestId, logger, error));
     return true;

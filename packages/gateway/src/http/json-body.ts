@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
-import { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "@switchboard/common";
+import { JsonShapeScanner, RawRequest, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "@switchboard/common";
 import type { JsonBody } from "../request/body.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "../request/errors.ts";
 import { BodyBuffer } from "./body-buffer.ts";
 import { putBackLongTexts } from "./long-texts.ts";
 import type { JsonParseWorker } from "./parse-worker.ts";
-import { nextScanTurn, spendScanBudget } from "./scan-budget.ts";
+import { nextScanTurn, scanBudgetLeft, spendScanBudget } from "./scan-budget.ts";
 
 function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
   switch (problem) {
@@ -35,6 +35,43 @@ function shapeError(problem: ShapeProblem, limits: ShapeLimits): ApiError {
 /** Bodies at least this large with at most OFFLOAD_MAX_VALUES values are parsed on the worker thread. */
 const OFFLOAD_MIN_BYTES = 512 * 1024;
 const OFFLOAD_MAX_VALUES = 10_000;
+
+/** Bodies the raw ingress read whole, up to this size, are checked and parsed at once (takeWholeJsonBody). */
+const WHOLE_BODY_MAX_BYTES = 64 * 1024;
+
+/**
+ * The JSON body of a request the raw ingress read whole, checked and parsed at once: the same limits, errors and
+ * result as readJsonBody, without its stream listeners, the tick the body's "data" event waits for, and its promise
+ * (the ordinary request of the model routes). Undefined when the body is to be read as a stream: another kind of
+ * request, a body over WHOLE_BODY_MAX_BYTES, or this turn's scan budget spent (the stream then waits for the next).
+ */
+export function takeWholeJsonBody(
+  request: IncomingMessage,
+  limit: number,
+  limits: ShapeLimits = SHAPE_LIMITS,
+): JsonBody | ApiError | undefined {
+  if (!((request as unknown) instanceof RawRequest)) return undefined;
+  const raw = (request as unknown as RawRequest).body;
+  const length = raw.length;
+  if (length > WHOLE_BODY_MAX_BYTES || !scanBudgetLeft(length)) return undefined;
+  if (length > limit) return bodyTooLarge(limit);
+  const problem = new JsonShapeScanner(limits).push(raw);
+  spendScanBudget(length);
+  if (problem) return shapeError(problem, limits);
+  if (length === 0) return emptyBody();
+  try {
+    return { raw, value: JSON.parse(raw.toString("utf8")) };
+  } catch (error) {
+    return invalidJson(error);
+  }
+}
+
+const emptyBody = () => invalidRequest("Request body is empty; send a JSON object", null, "invalid_json");
+
+function invalidJson(error: unknown): ApiError {
+  const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
+  return invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json");
+}
 
 /**
  * Reads a JSON request body: at most `limit` bytes, its shape bounded while it arrives (see JsonShapeScanner), then
@@ -84,14 +121,11 @@ export function readJsonBody(
       request.off("error", stop);
       const length = body.length;
       if (length === 0) {
-        reject(invalidRequest("Request body is empty; send a JSON object", null, "invalid_json"));
+        reject(emptyBody());
         return;
       }
       const raw = body.bytes();
-      const invalid = (error: unknown) => {
-        const detail = error instanceof SyntaxError ? error.message : "unreadable JSON";
-        reject(invalidRequest(`Request body is not valid JSON: ${detail}`, null, "invalid_json"));
-      };
+      const invalid = (error: unknown) => reject(invalidJson(error));
       // Large and made of few values (long texts): parsed off the event loop, where most of its time would go.
       if (length >= OFFLOAD_MIN_BYTES && scanner.values <= OFFLOAD_MAX_VALUES) {
         worker.parse(raw, slim).then(({ value, marks, modelRange, inputRange }) => {

@@ -24,6 +24,11 @@ export function spendScanBudget(bytes: number): boolean {
   return spent < BYTES_PER_TURN;
 }
 
+/** Whether `bytes` more can be scanned in this turn. */
+export function scanBudgetLeft(bytes: number): boolean {
+  return spent + bytes < BYTES_PER_TURN;
+}
+
 /** Calls `resume` on the next turn, when the budget is new. */
 export function nextScanTurn(resume: () => void): void {
   waiting.push(resume);
