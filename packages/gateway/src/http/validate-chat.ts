@@ -13,18 +13,20 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** The problem with message `index`'s content, if any (its path is built only then: most messages have none). */
 function validateContent(
   content: unknown,
-  path: string,
+  index: number,
   role: string,
   message: Record<string, unknown>,
 ): ApiError | undefined {
+  if (isText(content) || content === null) return undefined;
+  const path = `messages[${index}]`;
   if (content === undefined) {
     if (role === "assistant" && (message["tool_calls"] !== undefined || message["function_call"] !== undefined))
       return undefined;
     return invalidRequest(`${path}.content is required`, `${path}.content`, "missing_required_parameter");
   }
-  if (isText(content) || content === null) return undefined;
   if (!Array.isArray(content)) {
     return invalidRequest(
       `${path}.content must be a string or an array of content parts, not ${typeName(content)}`,
@@ -70,20 +72,21 @@ export function validateChat(body: unknown): ApiError | ChatBody {
     return invalidRequest("messages must contain at least one message", "messages", "invalid_value");
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
-    const path = `messages[${i}]`;
     if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      const path = `messages[${i}]`;
       return invalidRequest(`${path} must be an object, not ${typeName(message)}`, path, "invalid_type");
     }
     const entry = message as Record<string, unknown>;
     const role = entry["role"];
     if (typeof role !== "string" || !ROLES.has(role)) {
+      const path = `messages[${i}]`;
       return invalidRequest(
         `${path}.role must be one of system, user, assistant, tool, developer (got ${JSON.stringify(role) ?? "nothing"})`,
         `${path}.role`,
         "invalid_value",
       );
     }
-    const problem = validateContent(entry["content"], path, role, entry);
+    const problem = validateContent(entry["content"], i, role, entry);
     if (problem) return problem;
   }
   const stream = record["stream"];
