@@ -28,8 +28,9 @@ const round = (value: number) => Math.round(value * 100) / 100;
 
 /** The last `capacity` completed requests, from the event stream; a fixed ring, so memory never grows. */
 export class RequestHistory {
-  /** Events as they came, with when they finished; turned into entries only when read. */
-  readonly #ring: ({ event: RequestCompleted; finishedAt: number } | undefined)[];
+  /** Events as they came, and beside them when they finished; turned into entries only when read. */
+  readonly #events: (RequestCompleted | undefined)[];
+  readonly #finishedAt: Float64Array;
   #next = 0;
   #size = 0;
 
@@ -37,7 +38,8 @@ export class RequestHistory {
     events: EventBus,
     readonly capacity: number,
   ) {
-    this.#ring = new Array(capacity);
+    this.#events = new Array(capacity);
+    this.#finishedAt = new Float64Array(capacity);
     if (capacity > 0) events.on("request_completed", (event) => this.#add(event));
   }
 
@@ -46,14 +48,15 @@ export class RequestHistory {
     const count = Math.min(limit, this.#size);
     const entries: HistoryEntry[] = [];
     for (let i = 1; i <= count; i++) {
-      const kept = this.#ring[(this.#next - i + this.capacity) % this.capacity]!;
-      entries.push(historyEntry(kept.event, kept.finishedAt));
+      const at = (this.#next - i + this.capacity) % this.capacity;
+      entries.push(historyEntry(this.#events[at]!, this.#finishedAt[at]));
     }
     return entries;
   }
 
   #add(event: RequestCompleted): void {
-    this.#ring[this.#next] = { event, finishedAt: Date.now() };
+    this.#events[this.#next] = event;
+    this.#finishedAt[this.#next] = Date.now();
     this.#next = (this.#next + 1) % this.capacity;
     this.#size = Math.min(this.#size + 1, this.capacity);
   }
