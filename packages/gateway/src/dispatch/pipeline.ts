@@ -233,7 +233,16 @@ export class DispatchPipeline {
     let result: AttemptResult;
     let attempt: Attempt | undefined;
     try {
-      events.emit({ type: "attempt_started", ...scope });
+      events.emit({
+        type: "attempt_started",
+        requestId: scope.requestId,
+        endpoint: scope.endpoint,
+        requestedModel: scope.requestedModel,
+        stream: scope.stream,
+        backend: scope.backend,
+        model: scope.model,
+        attempt: scope.attempt,
+      });
       attempt = job.attempt(target, reason, writer);
       flight.attempt = attempt;
       result = await attempt.done;
@@ -295,9 +304,16 @@ export class DispatchPipeline {
         ttftMs,
       });
     } else {
+      // Written out, not spread from the scope: the event is built in one allocation of a known shape.
       events.emit({
         type: "attempt_finished",
-        ...scope,
+        requestId: scope.requestId,
+        endpoint: scope.endpoint,
+        requestedModel: scope.requestedModel,
+        stream: scope.stream,
+        backend: scope.backend,
+        model: scope.model,
+        attempt: scope.attempt,
         status: result.kind === "answered" ? result.status : 0,
         outcome: result.kind !== "answered" ? "client_abort" : result.ok ? "ok" : "client_error",
         durationMs,
