@@ -39,6 +39,29 @@ describe("HTTP/1.1 response parser", () => {
     );
   });
 
+  it("reads each of a connection's responses as a fresh parser would, repeated heads included", () => {
+    const reusable = responseCase.filter((response) => !response.closeDelimited);
+    fc.assert(
+      fc.property(
+        fc.array(reusable, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(5), { maxLength: 8 }),
+        (cases, order) => {
+          const heads: ResponseHead[] = [];
+          const parser = new ResponseParser({ head: (head) => heads.push(head), data: () => {} });
+          for (const index of [0, ...order]) {
+            const response = cases[index % cases.length]!;
+            parser.reset();
+            parser.execute(response.bytes);
+            const fresh = parse(response.bytes, [], false).heads[0];
+            assert.equal(parser.done, true);
+            assert.deepEqual(heads.at(-1), fresh);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("refuses malformed responses with MalformedResponse, or waits for more bytes, and never throws anything else", () => {
     fc.assert(
       fc.property(malformedResponse, fc.array(fc.nat(400), { maxLength: 6 }), (text, cuts) => {

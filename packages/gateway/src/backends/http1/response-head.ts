@@ -2,22 +2,25 @@ import { MalformedResponse } from "./malformed-response.ts";
 
 /** How the response's body is delimited (RFC 9112 §6.3). */
 type BodyFraming =
-  | { kind: "none" }
-  | { kind: "length"; length: number }
-  | { kind: "chunked" }
+  | { readonly kind: "none" }
+  | { readonly kind: "length"; readonly length: number }
+  | { readonly kind: "chunked" }
   /** No length given: the body ends when the backend closes the connection. */
-  | { kind: "close" };
+  | { readonly kind: "close" };
 
-/** What the client needs of a response head; every other header is only validated. */
+/**
+ * What the client needs of a response head; every other header is only validated. Read-only: the parser hands the
+ * same object out again for an identical head.
+ */
 export interface ResponseHead {
-  statusCode: number;
+  readonly statusCode: number;
   /** The Content-Type when the response has exactly one. */
-  contentType: string | undefined;
-  framing: BodyFraming;
+  readonly contentType: string | undefined;
+  readonly framing: BodyFraming;
   /** The connection may carry another request once this response is read. */
-  keepAlive: boolean;
+  readonly keepAlive: boolean;
   /** The backend's `Keep-Alive: timeout=N` hint, in milliseconds. */
-  keepAliveHintMs: number | undefined;
+  readonly keepAliveHintMs: number | undefined;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a reason phrase may not hold

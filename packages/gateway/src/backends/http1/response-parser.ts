@@ -31,6 +31,12 @@ export class ResponseParser {
   #partialHead: Buffer | undefined;
   #remaining = 0;
   readonly #chunked: ChunkedBodyDecoder;
+  /**
+   * The last head parsed, and its text: a backend sends the same head again and again on a connection (the Date in it
+   * changes once a second), so an identical one is compared, not parsed again.
+   */
+  #lastHeadText = "";
+  #lastHead: ResponseHead | undefined;
 
   constructor(private readonly events: ResponseEvents) {
     this.#chunked = new ChunkedBodyDecoder((chunk) => events.data(chunk));
@@ -115,7 +121,7 @@ export class ResponseParser {
     }
     const consumedOfSegment = this.#partialHead === undefined ? end + 4 : end + 4 - this.#partialHead.length + offset;
     this.#partialHead = undefined;
-    const head = parseResponseHead(bytes.toString("latin1", at, end));
+    const head = this.#parseHead(bytes.toString("latin1", at, end));
     if (head.statusCode < 200) {
       if (head.statusCode === 101) throw new MalformedResponse("unexpected protocol switch");
       return consumedOfSegment;
@@ -123,6 +129,14 @@ export class ResponseParser {
     this.#startBody(head);
     this.events.head(head);
     return consumedOfSegment;
+  }
+
+  #parseHead(text: string): ResponseHead {
+    if (this.#lastHead !== undefined && text === this.#lastHeadText) return this.#lastHead;
+    const head = parseResponseHead(text);
+    this.#lastHeadText = text;
+    this.#lastHead = head;
+    return head;
   }
 
   #startBody(head: ResponseHead): void {
