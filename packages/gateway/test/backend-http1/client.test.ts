@@ -6,7 +6,16 @@ import fc from "fast-check";
 import type { Http1Client } from "../../src/backends/http1/client.ts";
 import { UpstreamUnreachable } from "../../src/backends/network-errors.ts";
 import { ClientGone } from "../../src/backends/upstream-call.ts";
-import { clientFor, post, RawBackend, record, SuiteClients, until, writeInPieces } from "./raw-backend.ts";
+import {
+  clientFor,
+  post,
+  RawBackend,
+  type ReceivedRequest,
+  record,
+  SuiteClients,
+  until,
+  writeInPieces,
+} from "./raw-backend.ts";
 import { malformedResponse, responseCase } from "./responses.ts";
 
 const OK = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
@@ -57,6 +66,48 @@ describe("HTTP/1.1 client: responses as TCP delivers them", () => {
         assert.equal(recording.error.timedOut, false);
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe("HTTP/1.1 client: requests as the backend reads them", () => {
+  const received: ReceivedRequest[] = [];
+  const backend = new RawBackend((request) => {
+    received.push(request);
+    request.socket.write(OK);
+  });
+  let ascii: Http1Client;
+  let latin1: Http1Client;
+  before(async () => {
+    const url = await backend.listen();
+    ascii = clientFor(url);
+    // A header value beyond ASCII makes the head bytes (latin1), not a string.
+    latin1 = clientFor(url, {}, { "content-type": "application/json", "x-note": "caf\u00e9" });
+  });
+  after(async () => {
+    await Promise.all([ascii.close(), latin1.close()]);
+    await backend.close();
+  });
+
+  it("sends any body, text or bytes, whole after its head, whatever the head's encoding", async () => {
+    const bodies = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 80 }),
+      fc.uint8Array({ maxLength: 80 }).map((bytes) => Buffer.from(bytes)),
+      fc.nat(100_000).map((length) => Buffer.alloc(length, 0x61)),
+    );
+    await fc.assert(
+      fc.asyncProperty(bodies, fc.boolean(), async (body, withLatin1) => {
+        received.length = 0;
+        const client = withLatin1 ? latin1 : ascii;
+        const recording = record((sink) => client.post("/v1/chat/completions", body, { requestId: "req-1" }, sink));
+        await recording.settled;
+        assert.equal(recording.error, undefined);
+        assert.equal(received.length, 1);
+        assert.deepEqual(received[0]!.body, typeof body === "string" ? Buffer.from(body) : body);
+        assert.match(received[0]!.head, /^POST \/v1\/chat\/completions HTTP\/1\.1\r\n/);
+        if (withLatin1) assert.match(received[0]!.head, /\r\nx-note: caf\u00e9\r\n/);
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -75,8 +75,12 @@ const SETTINGS: Omit<PoolSettings, "host" | "port"> = {
   maxConnections: undefined,
 };
 
-export function clientFor(url: string, settings: Partial<PoolSettings> = {}): Http1Client {
-  return new Http1Client(new URL(url), "", { "content-type": "application/json" }, { ...SETTINGS, ...settings });
+export function clientFor(
+  url: string,
+  settings: Partial<PoolSettings> = {},
+  headers: Record<string, string> = { "content-type": "application/json" },
+): Http1Client {
+  return new Http1Client(new URL(url), "", headers, { ...SETTINGS, ...settings });
 }
 
 /** Clients for a suite's backend (its URL known once it listens), all closed by closeAll() after each test. */
