@@ -45,6 +45,12 @@ export class ChatAttempt implements Attempt {
   #sse: SseNormaliser | undefined;
   #started = false;
   #waitingForDrain = false;
+  /**
+   * Stream events complete but not written yet: what one read from the backend brought is written once, at the end of
+   * that turn (a microtask), so that the stream's last events and its end leave in one write, not two.
+   */
+  #unsent: Buffer | string | undefined;
+  #flushQueued = false;
 
   constructor(private readonly options: AttemptOptions) {
     this.done = new Promise((resolve) => {
@@ -73,7 +79,24 @@ export class ChatAttempt implements Attempt {
       return;
     }
     const events = this.#sse!.push(chunk);
-    if (events.length === 0) return;
+    if (events.length === 0 || this.options.res.destroyed) return;
+    this.#unsent = this.#unsent === undefined ? events : joinEvents(this.#unsent, events);
+    if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(this.#flush);
+    }
+  }
+
+  /** Writes the events held in this turn, unless the stream's end took them. */
+  readonly #flush = (): void => {
+    this.#flushQueued = false;
+    const events = this.#unsent;
+    if (events === undefined) return;
+    this.#unsent = undefined;
+    this.#write(events);
+  };
+
+  #write(events: Buffer | string): void {
     const res = this.options.res;
     if (res.destroyed) return;
     if (!this.#started) {
@@ -106,7 +129,13 @@ export class ChatAttempt implements Attempt {
         this.firstByteAt = performance.now();
         res.writeHead(200, withSseHeaders(headers));
       }
-      res.end(this.#sse!.finish());
+      const unsent = this.#unsent;
+      this.#unsent = undefined;
+      if (unsent === undefined) res.end(this.#sse!.finish());
+      else {
+        res.end(joinEvents(unsent, this.#sse!.finish()));
+        this.tokens = answerTokens(unsent) ?? this.tokens;
+      }
       this.#resolve({ kind: "answered", status: 200, ok: true });
       return;
     }
@@ -138,6 +167,8 @@ export class ChatAttempt implements Attempt {
       this.#resolve({ kind: "gone" });
       return;
     }
+    // Events that arrived before the failure are relayed first: the stream began, it does not fail over.
+    this.#flush();
     if (this.#started) {
       res.end(streamErrorEvent(`The backend stream broke off: ${error.message}`));
       this.#resolve({ kind: "answered", status: 200, ok: false, brokenStream: error.message });
@@ -150,4 +181,12 @@ export class ChatAttempt implements Attempt {
       markUnhealthy: true,
     });
   }
+}
+
+/** Two runs of complete events as one (a string when both are, else bytes). */
+function joinEvents(first: Buffer | string, second: Buffer | string): Buffer | string {
+  if (second.length === 0) return first;
+  if (typeof first === "string" && typeof second === "string") return first + second;
+  const bytes = (events: Buffer | string) => (typeof events === "string" ? Buffer.from(events) : events);
+  return Buffer.concat([bytes(first), bytes(second)]);
 }
