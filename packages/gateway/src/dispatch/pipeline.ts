@@ -141,7 +141,8 @@ export class DispatchPipeline {
     writer: AnswerWriter,
     flight: InFlight,
   ): Promise<DispatchOutcome> {
-    res.once("close", () => {
+    // A response closes once: `on` spares the wrapper `once` makes per request.
+    res.on("close", () => {
       if (res.writableFinished) return;
       flight.gone = true;
       flight.attempt?.abort();

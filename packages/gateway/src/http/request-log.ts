@@ -49,7 +49,8 @@ export function requestTracker(gatewayLogger: Logger, events: EventBus): Request
       facts.requestId = requestId;
     }
     const watch = new CompletionWatch(events, write, request, res, requestId, method, url);
-    res.once("close", watch.closed);
+    // `on`, not `once`: a response closes once, and `once` wraps each listener (and unwraps it) per request.
+    res.on("close", watch.closed);
   };
 }
 
