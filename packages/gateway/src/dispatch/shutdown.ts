@@ -35,7 +35,17 @@ export class ShutdownSignal {
       this.#inFlight.delete(cut);
     };
     try {
-      return run().finally(leave);
+      // Not finally(): it chains two more promises per request to pass the outcome through.
+      return run().then(
+        (outcome) => {
+          leave();
+          return outcome;
+        },
+        (error: unknown) => {
+          leave();
+          throw error;
+        },
+      );
     } catch (error) {
       leave();
       return Promise.reject(error);
