@@ -79,6 +79,14 @@ interface Arriving {
   length: number;
 }
 
+/** A post the raw ingress read in full, waiting for the end of the poll phase. */
+interface RawArriving {
+  request: RawRequest;
+  response: RawResponse;
+  startedAt: number;
+  format: BodyFormat;
+}
+
 /** Serves the requests it takes; each returns false for those fastify should handle. */
 export interface FastPost {
   /** A request node:http read. */
@@ -242,6 +250,11 @@ export function fastPost(deps: FastPostDeps): FastPost {
    * request event through MakeCallback, which runs the tick queue as it returns, before the body is parsed.
    */
   let arriving: Arriving[] = [];
+  /**
+   * The posts the raw ingress read in this poll phase, complete: handled together with the others at its end too, so
+   * that the posts of every connection are routed in one go and their lines leave for the other side together.
+   */
+  let rawArriving: RawArriving[] = [];
   const takeArrived = () => {
     const list = arriving;
     arriving = [];
@@ -250,6 +263,14 @@ export function fastPost(deps: FastPostDeps): FastPost {
       if (request.complete) received(request, response, startedAt, format, request.read() ?? Buffer.alloc(0));
       else listen(request, response, startedAt, format, length);
     }
+    const rawList = rawArriving;
+    rawArriving = [];
+    for (const { request, response, startedAt, format } of rawList) {
+      received(request, response, startedAt, format, request.body);
+    }
+  };
+  const arrive = () => {
+    if (arriving.length === 0 && rawArriving.length === 0) setImmediate(takeArrived);
   };
 
   const fromNode = (request: IncomingMessage, response: ServerResponse): boolean => {
@@ -265,7 +286,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     if (length === 0 || length > bodyLimit) return false;
     if (check !== undefined && !check(headers.authorization).ok) return false;
     coalesceWrites(request.socket as Socket);
-    if (arriving.length === 0) setImmediate(takeArrived);
+    arrive();
     arriving.push({ request, response, startedAt: performance.now(), format, length });
     return true;
   };
@@ -277,7 +298,8 @@ export function fastPost(deps: FastPostDeps): FastPost {
     if (format === undefined) return false;
     if (check !== undefined && !check(headers.authorization).ok) return false;
     coalesceWrites(request.socket);
-    received(request, response, performance.now(), format, request.body);
+    arrive();
+    rawArriving.push({ request, response, startedAt: performance.now(), format });
     return true;
   };
 
