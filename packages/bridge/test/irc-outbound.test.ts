@@ -1,7 +1,8 @@
 // ircLines: what a bridged message becomes on IRC (pure; the ngIRCd tests cover the wire).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ircLines, type OutboundSettings } from "../src/accounts/irc/outbound.ts";
+import fc from "fast-check";
+import { ircLines, linesOf, type OutboundSettings } from "../src/accounts/irc/outbound.ts";
 import { utf8Length } from "../src/accounts/irc/split.ts";
 import type { Delivery } from "../src/core/account.ts";
 import { emptyMessage, type Message } from "../src/message.ts";
@@ -94,5 +95,36 @@ describe("ircLines", () => {
     const file = { URL: "https://x.example/a\r\nQUIT :bye", Comment: "look\r\nPRIVMSG #all :spoof" };
     const lines = texts(delivery({ text: "", Extra: { file: [file] } }), { MessageLength: 400 });
     assert.deepEqual(lines, ["<bob> look PRIVMSG #all :spoof : https://x.example/a QUIT :bye"]);
+  });
+
+  it("gives the usual one-line message the lines the general case gives it", () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: "grapheme", maxLength: 80 }),
+      fc.constantFrom("hi", "hi  ", " \t", "a\nb", "x\x01y", "nul\0", "é".repeat(30), "😀".repeat(20)),
+    );
+    const file = fc.record({ URL: fc.constantFrom("https://x/y", ""), Comment: fc.string({ maxLength: 5 }) });
+    const message = fc.record({
+      text,
+      username: fc.oneof(fc.constantFrom("<bob> ", "", "\x01x ", "é".repeat(40)), fc.string({ maxLength: 10 })),
+      event: fc.constantFrom("", "user_action", "notice_irc", "msg_delete"),
+      Extra: fc.oneof(fc.constant({}), fc.record({ file: fc.array(file, { maxLength: 2 }) })),
+    });
+    const options = fc.record({
+      MessageLength: fc.integer({ min: 20, max: 120 }),
+      MessageSplit: fc.boolean(),
+      MessageMaxLines: fc.integer({ min: 0, max: 3 }),
+      ColorNicks: fc.boolean(),
+      StripMarkdown: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(message, options, (fields, chosen) => {
+        const d = delivery(fields as Partial<Message>);
+        const s = { ...settings, ...chosen };
+        const expected = fields.event === "msg_delete" ? [] : linesOf(d.message, s);
+        assert.deepEqual(ircLines(d, s), expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

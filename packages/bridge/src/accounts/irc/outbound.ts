@@ -34,6 +34,39 @@ const DROPPED: ReadonlySet<string> = new Set([Events.msgDelete, Events.userTypin
 export function ircLines(delivery: Delivery, settings: OutboundSettings): IrcLine[] {
   const message = delivery.message;
   if (DROPPED.has(message.event)) return [];
+  return oneLineOf(message, settings) ?? linesOf(message, settings);
+}
+
+/** What ircLines does not need to look at in the usual message: line breaks, NUL, and \x01 (see linesOf). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what is looked for
+const SPECIAL = /[\0\x01\r\n]/;
+
+/**
+ * The lines of the usual message, the one a burst is made of, without building the general case's arrays: one line
+ * of text without NUL, CR, LF or \x01, no files, nothing to strip, short enough not to be split or clipped. The same
+ * lines as linesOf (test/irc-outbound.test.ts holds them equal); undefined for any other message.
+ */
+function oneLineOf(message: Delivery["message"], settings: OutboundSettings): IrcLine[] | undefined {
+  const files = message.Extra?.file;
+  if (settings.StripMarkdown || (files !== undefined && files.length > 0) || settings.MessageMaxLines < 1) {
+    return undefined;
+  }
+  if (SPECIAL.test(message.text) || message.username.includes("\x01")) return undefined;
+  const line = message.text.trimEnd();
+  if (line === "") return [];
+  const isAction = message.event === Events.userAction;
+  const nick = message.username;
+  const prefix = settings.ColorNicks && nick !== "" ? colorNick(nick) : nick;
+  const budget = settings.MessageLength - (isAction ? ACTION_OVERHEAD : 0);
+  const room = Math.max(budget - utf8Length(prefix), Math.floor(budget / 2));
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most lines are known to fit without counting.
+  if (line.length * 3 > room && utf8Length(line) > room) return undefined;
+  const command = message.event === Events.noticeIrc ? "NOTICE" : "PRIVMSG";
+  return [{ command, text: isAction ? `\x01ACTION ${prefix}${line}\x01` : `${prefix}${line}` }];
+}
+
+/** Every case: each text line, then each file's, split or clipped to fit, at most MessageMaxLines. */
+export function linesOf(message: Delivery["message"], settings: OutboundSettings): IrcLine[] {
   const isAction = message.event === Events.userAction;
   const command = message.event === Events.noticeIrc ? "NOTICE" : "PRIVMSG";
   // \x01 would let a user of another platform make the bot send a CTCP request of their choosing.
@@ -48,7 +81,7 @@ export function ircLines(delivery: Delivery, settings: OutboundSettings): IrcLin
   const fit = (line: string) =>
     settings.MessageSplit ? splitLine(line, room) : [clipLine(line, room, settings.MessageClipped)];
   const textParts = messageLines(text).flatMap(fit);
-  const fileParts = fileLines(delivery.message).flatMap(fit);
+  const fileParts = fileLines(message).flatMap(fit);
   const parts = boundLines(textParts, fileParts, settings.MessageMaxLines);
   return parts.map((part) => ({
     command,
