@@ -40,9 +40,13 @@ describe("access lines", () => {
         const written: string[] = [];
         const bindings = withBindings ? { service: "gateway" } : undefined;
         loggerInto(expected, bindings).info({ ...access }, message);
-        accessLineWriter(loggerInto(written, bindings))(access, message);
-        assert.equal(written.length, 1);
+        const write = accessLineWriter(loggerInto(written, bindings));
+        // Twice: the second line is built from the values the first one quoted (and kept).
+        write(access, message);
+        write({ ...access }, message);
+        assert.equal(written.length, 2);
         assert.equal(sameTime(written[0]), sameTime(expected[0]));
+        assert.equal(sameTime(written[1]), sameTime(expected[0]));
         assert.doesNotThrow(() => JSON.parse(written[0] ?? ""));
       }),
       { numRuns: 500 },
