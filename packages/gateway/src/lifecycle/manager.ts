@@ -2,6 +2,7 @@ import type { ModelLifecycle } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { HealthChecker } from "../fleet/health-checker.ts";
 import type { Registry } from "../fleet/registry.ts";
+import { type Check, keep } from "../routing/filters/keep.ts";
 import type { Candidate, Filter, FilterContext, Rejection } from "../routing/types.ts";
 import type { OperationView } from "../telemetry/events.ts";
 import type { ModelsInFlight } from "./in-flight.ts";
@@ -21,17 +22,36 @@ type Started = OperationView | LifecycleRefusal;
 export const refused = (value: unknown): value is LifecycleRefusal =>
   typeof (value as { status?: unknown }).status === "number";
 
-/** A (backend, model) pair set. */
+/** A (backend, model) pair set: by backend, then model, so that a lookup builds no key string. */
 class PairSet {
-  readonly #pairs = new Set<string>();
+  readonly #models = new Map<string, Set<string>>();
+  /** Pairs held: routing skips the lookups altogether while there are none (no load or migration going on). */
+  #size = 0;
+
+  get empty(): boolean {
+    return this.#size === 0;
+  }
+
   add(backend: string, model: string): void {
-    this.#pairs.add(`${backend}\u0000${model}`);
+    let models = this.#models.get(backend);
+    if (models === undefined) {
+      models = new Set();
+      this.#models.set(backend, models);
+    }
+    if (models.has(model)) return;
+    models.add(model);
+    this.#size++;
   }
+
   delete(backend: string, model: string): void {
-    this.#pairs.delete(`${backend}\u0000${model}`);
+    const models = this.#models.get(backend);
+    if (models === undefined || !models.delete(model)) return;
+    this.#size--;
+    if (models.size === 0) this.#models.delete(backend);
   }
+
   has(backend: string, model: string): boolean {
-    return this.#pairs.has(`${backend}\u0000${model}`);
+    return this.#models.get(backend)?.has(model) ?? false;
   }
 }
 
@@ -63,26 +83,24 @@ export class LifecycleManager {
     readonly operations: OperationStore,
     private readonly inFlight: ModelsInFlight,
   ) {
-    const excluded = (backend: string, model: string) => this.excluded(backend, model);
+    const loading = this.#loading;
+    const movedAway = this.#movedAway;
+    const check: Check = (candidate, context) => {
+      const why = this.excluded(candidate.name, context.model);
+      if (why === undefined) return undefined;
+      return {
+        reason: why,
+        detail: why === "model_loading" ? "the model is being loaded there" : "the model was migrated away",
+      };
+    };
     this.filter = function lifecycleStage<C extends Candidate>(
       candidates: readonly C[],
       context: FilterContext,
       rejected: Rejection[],
     ): C[] {
-      const kept: C[] = [];
-      for (const candidate of candidates) {
-        const why = excluded(candidate.name, context.model);
-        if (why === undefined) kept.push(candidate);
-        else {
-          rejected.push({
-            backend: candidate.name,
-            model: context.model,
-            reason: why,
-            detail: why === "model_loading" ? "the model is being loaded there" : "the model was migrated away",
-          });
-        }
-      }
-      return kept;
+      // The usual case, no load or migration going on: nothing to look up, nothing to allocate.
+      if (loading.empty && movedAway.empty) return candidates as C[];
+      return keep(candidates, context, rejected, check);
     };
   }
 
