@@ -1,6 +1,5 @@
 import { connect, type Socket } from "node:net";
 import { NETWORK_FAILURE, toUnreachable, UpstreamUnreachable } from "../network-errors.ts";
-import { Deadline } from "./deadline.ts";
 import type { Exchange, ExchangeHolder } from "./exchange.ts";
 import { MalformedResponse } from "./malformed-response.ts";
 import type { ResponseHead } from "./response-head.ts";
@@ -62,10 +61,10 @@ export class Http1Connection implements ExchangeHolder {
   #closed = false;
   #readingPaused = false;
   #connectTimer: NodeJS.Timeout | undefined;
-  /** Set when a request is written, and again by the response head and each body chunk. */
-  readonly #requestDeadline = new Deadline(() => this.#onRequestTimer());
-  /** Set when the connection goes idle: it is closed if still idle then. */
-  readonly #idleDeadline = new Deadline(() => this.#phase === IDLE && this.close());
+  /** Armed when a request is written; refreshed by each body chunk. Created once, reused by every request. */
+  #requestTimer: NodeJS.Timeout | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #idleTimerMs = 0;
   /** How long this connection may stay idle, from the last response's keep-alive hint. */
   #idleMs = 0;
 
@@ -110,7 +109,13 @@ export class Http1Connection implements ExchangeHolder {
     this.#phase = IDLE;
     // Like undici's: an idle connection does not keep the process alive.
     this.#socket.unref();
-    this.#idleDeadline.set(this.#idleMs);
+    if (this.#idleTimer !== undefined && this.#idleTimerMs === this.#idleMs) {
+      this.#idleTimer.refresh();
+      return;
+    }
+    clearTimeout(this.#idleTimer);
+    this.#idleTimerMs = this.#idleMs;
+    this.#idleTimer = setTimeout(() => this.#phase === IDLE && this.close(), this.#idleMs).unref();
   }
 
   /** Closes the connection at once; a request on it fails with "connection reset". */
@@ -133,7 +138,7 @@ export class Http1Connection implements ExchangeHolder {
     this.#readingPaused = false;
     this.#socket.resume();
     // Time spent paused is the caller's, not the backend's.
-    if (this.#phase === READING_BODY) this.#requestDeadline.set(this.settings.requestTimeoutMs);
+    if (this.#phase === READING_BODY) this.#requestTimer?.refresh();
   }
 
   #onConnect(): void {
@@ -160,7 +165,11 @@ export class Http1Connection implements ExchangeHolder {
       socket.write(body);
       socket.uncork();
     }
-    this.#requestDeadline.set(this.settings.requestTimeoutMs);
+    if (this.#requestTimer === undefined) {
+      this.#requestTimer = setTimeout(() => this.#onRequestTimer(), this.settings.requestTimeoutMs).unref();
+    } else {
+      this.#requestTimer.refresh();
+    }
   }
 
   #onData(bytes: Buffer): void {
@@ -182,12 +191,12 @@ export class Http1Connection implements ExchangeHolder {
   #onHead(head: ResponseHead): void {
     this.#head = head;
     this.#phase = READING_BODY;
-    this.#requestDeadline.set(this.settings.requestTimeoutMs);
+    this.#requestTimer?.refresh();
     this.#exchange?.start(head.statusCode, head.contentType ?? "application/json");
   }
 
   #onBody(chunk: Buffer): void {
-    this.#requestDeadline.set(this.settings.requestTimeoutMs);
+    this.#requestTimer?.refresh();
     this.#exchange?.data(chunk);
   }
 
@@ -256,8 +265,8 @@ export class Http1Connection implements ExchangeHolder {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#connectTimer);
-    this.#requestDeadline.dispose();
-    this.#idleDeadline.dispose();
+    clearTimeout(this.#requestTimer);
+    clearTimeout(this.#idleTimer);
     this.#socket.destroy();
     this.owner.closed(this);
   }
