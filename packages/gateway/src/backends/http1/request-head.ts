@@ -17,6 +17,9 @@ const OWN_HEADERS = new Set([
   "expect",
 ]);
 
+/** Request lines kept per writer at most. */
+const MAX_KEPT_STARTS = 32;
+
 /** A request that cannot be written: undici refused the same values with "invalid <name> header". */
 class InvalidRequestHeader extends Error {
   override readonly name = "InvalidRequestHeader";
@@ -31,6 +34,8 @@ export class RequestHeadWriter {
   readonly #fixedLines: string;
   readonly #fixedAscii: boolean;
   readonly #fixedError: string | undefined;
+  /** The request line and fixed lines of each path asked for (a backend is called on a handful), checked once. */
+  readonly #starts = new Map<string, { lines: string; ascii: boolean }>();
 
   constructor(
     host: string,
@@ -57,15 +62,30 @@ export class RequestHeadWriter {
    */
   head(path: string, ids: CallIds, contentLength: number): string | Buffer {
     if (this.#fixedError !== undefined) throw new InvalidRequestHeader(this.#fixedError);
-    const target = this.basePath + path;
-    if (INVALID_PATH.test(target)) throw new InvalidRequestHeader("invalid request path");
+    const start = this.#start(path);
     if (INVALID_VALUE.test(ids.requestId)) throw new InvalidRequestHeader("invalid x-request-id header");
-    let head = `POST ${target} HTTP/1.1\r\n${this.#fixedLines}x-request-id: ${ids.requestId}\r\n`;
+    let head = `${start.lines}x-request-id: ${ids.requestId}\r\n`;
+    let ascii = start.ascii && !NON_ASCII.test(ids.requestId);
     if (ids.traceparent !== undefined) {
       if (INVALID_VALUE.test(ids.traceparent)) throw new InvalidRequestHeader("invalid traceparent header");
       head += `traceparent: ${ids.traceparent}\r\n`;
+      ascii &&= !NON_ASCII.test(ids.traceparent);
     }
     head += `content-length: ${contentLength}\r\n\r\n`;
-    return this.#fixedAscii && !NON_ASCII.test(head) ? head : Buffer.from(head, "latin1");
+    return ascii ? head : Buffer.from(head, "latin1");
+  }
+
+  /** `POST <basePath><path> HTTP/1.1` and the fixed lines, and whether they are ASCII; throws for an invalid path. */
+  #start(path: string): { lines: string; ascii: boolean } {
+    let start = this.#starts.get(path);
+    if (start === undefined) {
+      const target = this.basePath + path;
+      if (INVALID_PATH.test(target)) throw new InvalidRequestHeader("invalid request path");
+      const lines = `POST ${target} HTTP/1.1\r\n${this.#fixedLines}`;
+      start = { lines, ascii: this.#fixedAscii && !NON_ASCII.test(target) };
+      // Paths are the gateway's own (a few per backend type); the bound only keeps a surprise from growing it.
+      if (this.#starts.size < MAX_KEPT_STARTS) this.#starts.set(path, start);
+    }
+    return start;
   }
 }
