@@ -112,7 +112,42 @@ const asciiOnly = (text) =>
  * @switchboard/common/code-cache (V8's code cache needs a script, not an ES module). Their lazy imports are inlined
  * and evaluated on first use as in the ES bundle; the ES bundle keeps the same code for starts from the sources.
  */
-const CACHED_ENTRIES = { gateway: ["cli/serve.ts"] };
+const CACHED_ENTRIES = { gateway: ["cli/serve.ts"], bridge: ["run.ts"] };
+
+/** Whether `specifier` names a package in EXTERNAL (a pattern "@scope/*" covers the scope; a package its subpaths). */
+const isExternalPackage = (specifier) =>
+  EXTERNAL.some((pattern) =>
+    pattern.endsWith("/*")
+      ? specifier.startsWith(pattern.slice(0, -1))
+      : specifier === pattern || specifier.startsWith(`${pattern}/`),
+  );
+
+/**
+ * In a CommonJS bundle an external package is loaded with require(), which since Node 20.19 loads an ES-module-only
+ * package (matrix-js-sdk, @xmpp/*) too, as its namespace. esbuild then gives a default import the whole namespace
+ * instead of its default export: it takes module.exports as the default, which is right for CommonJS only. So each
+ * import of an external package goes through a small module that takes what Node's `import` would: an ES module's
+ * default export, or a CommonJS package's module.exports; named imports are the loaded object's properties either way.
+ */
+const nodeImportDefaults = {
+  name: "node-import-defaults",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, ({ path, kind, namespace }) => {
+      if (namespace === "node-import") return { path, external: true };
+      if (kind !== "import-statement" || !isExternalPackage(path)) return undefined;
+      return { path, namespace: "node-import" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "node-import" }, ({ path }) => {
+      const specifier = JSON.stringify(path);
+      const contents = [
+        `export * from ${specifier};`,
+        `const loaded = require(${specifier});`,
+        'export default Object.prototype.toString.call(loaded) === "[object Module]" ? loaded.default : loaded;',
+      ].join("\n");
+      return { contents, loader: "js" };
+    });
+  },
+};
 
 /**
  * Bundles a service's src/cli.ts with its dependencies (less EXTERNAL) into dist/bundle/: ESM with code splitting, so
@@ -169,10 +204,12 @@ async function bundle(name) {
         entryPoints: [join(src, entry)],
         outfile,
         format: "cjs",
-        plugins: [commonSources, moduleUrls],
+        plugins: [commonSources, moduleUrls, nodeImportDefaults],
         define: { "import.meta.url": "__bundleUrl", "import.meta.resolve": "__bundleResolve" },
+        // "use strict" first, as in the ES bundle: esbuild's own comes after the banner, where it is no directive.
         banner: {
           js: [
+            '"use strict";',
             'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
             'var __bundleResolve = (specifier) => require("node:url").pathToFileURL(require.resolve(specifier)).href;',
           ].join("\n"),

@@ -121,9 +121,10 @@ export class Bridge {
    * config order. An account's "listening" line thus never waits for an IRC server's answer or a library's loading.
    * If one fails for good, the ones started are stopped and its error (naming the account) is rethrown; an account
    * that cannot connect yet keeps retrying in the background while the others run. A stop that begins meanwhile
-   * ends the start: no further account is started.
+   * ends the start: no further account is started. `answering` is called once the accounts that answer requests
+   * (and the status endpoint) are up, before the others start.
    */
-  async start(): Promise<void> {
+  async start(hooks: { answering?(): void } = {}): Promise<void> {
     for (const warning of this.config.warnings) this.#logger.warn(warning);
     // What the last run left queued goes out first, as each destination connects.
     replayQueues(this.#state, this.router, this.#logger);
@@ -135,6 +136,7 @@ export class Bridge {
     for (const account of answering) {
       if (!(await this.#startAccount(account))) return;
     }
+    hooks.answering?.();
     if (loading.length > 0 && (answering.length > 0 || this.#status !== undefined)) {
       await sleep(LIBRARY_ACCOUNTS_DELAY_MS);
     }

@@ -1,6 +1,6 @@
-// switchboard-bridge: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT.
-import { resolve } from "node:path";
-import { enableCompileCache, flushCompileCache } from "@switchboard/common/compile-cache";
+// switchboard-bridge: reads the command line; -version and -help answer at once, anything else runs the bridge
+// (run.ts: loads matterbridge.toml, starts the accounts and the router, stops cleanly on SIGTERM/SIGINT).
+import { enableCompileCache } from "@switchboard/common/compile-cache";
 
 // First: the compile cache only covers modules loaded after it is on.
 enableCompileCache();
@@ -36,64 +36,12 @@ async function main(): Promise<void> {
   }
 
   // Loaded only to run: -version and -help stay as fast as bare node (the accounts pull in fastify, ws, zod, pino).
-  const [
-    { PROTOCOLS },
-    { Bridge },
-    { ConfigError },
-    { loadConfig },
-    { createLogger },
-    { shutdownHandler },
-    { openStateStore, StateFileError },
-  ] = await Promise.all([
-    import("./accounts/registry.ts"),
-    import("./bridge.ts"),
-    import("./config/errors.ts"),
-    import("./config/load.ts"),
-    import("./logger.ts"),
-    import("./shutdown.ts"),
-    import("./core/open-state.ts"),
-  ]);
-  const path = resolve(args.conf);
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(path, { protocols: PROTOCOLS });
-  } catch (error) {
-    if (error instanceof ConfigError) die(`config error: ${error.message}`, 1);
-    throw error;
-  }
-
-  let state: ReturnType<typeof openStateStore>;
-  try {
-    state = openStateStore(config.general.StateFile, path);
-  } catch (error) {
-    if (error instanceof StateFileError) die(error.message, 1);
-    throw error;
-  }
-
-  const logger = createLogger({ debug: args.debug });
-  logger.info(`${NAME} ${VERSION} using ${path}`);
-  if (state.path !== undefined) logger.info({ stateFile: state.path }, `state kept in ${state.path}`);
-  const bridge = await Bridge.load(config, { logger, debug: args.debug, state });
-
-  const stop = shutdownHandler({
-    bridge,
-    logger,
-    graceSeconds: config.general.ShutdownTimeout,
-    exit: (code) => process.exit(code),
-  });
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  process.on("uncaughtException", (error) => {
-    logger.fatal({ err: error }, "uncaught exception");
-    process.exit(1);
-  });
-
-  try {
-    await bridge.start();
-  } catch (error) {
-    die(error instanceof Error ? error.message : String(error), 1);
-  }
-  flushCompileCache();
+  // From its own bundle with V8's code cache when built (dist/bundle/run.cjs), from the module otherwise (sources).
+  const { loadCachedBundle } = await import("@switchboard/common/code-cache");
+  const bundle = loadCachedBundle<typeof import("./run.ts")>(new URL("./bundle/run.cjs", import.meta.url), "bridge");
+  const { runBridge } = bundle?.exports ?? (await import("./run.ts"));
+  // The cache is written a second after the api listens (by then the protocols' first connects ran too), or at exit.
+  await runBridge(args, { answering: () => bundle?.started() });
 }
 
 await main();

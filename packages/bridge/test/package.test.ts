@@ -1,7 +1,7 @@
 // The bridge as a user gets it: `npm pack`, installed into an empty folder, its bin run from there (compiled
 // JavaScript, production dependencies only).
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,8 @@ describe("the packed bridge package", () => {
 
   it("ships the bin and the compiled output only (no TypeScript, no tests) and installs no development tool", () => {
     assert.deepEqual(shippingProblems(pkg, "switchboard-bridge"), []);
+    // What the bin runs with V8's code cache (@switchboard/common/code-cache).
+    assert.ok(pkg.files.includes("dist/bundle/run.cjs"));
   });
 
   it("-version runs from the installed folder", async () => {
@@ -34,6 +36,7 @@ describe("the packed bridge package", () => {
   });
 
   it("serves its API from the installed folder, and stops on SIGTERM with exit 0", async (t) => {
+    const cacheDir = join(pkg.dir, "cache");
     writeFileSync(
       join(pkg.dir, "matterbridge.toml"),
       '[api.a]\nBindAddress = "127.0.0.1:0"\n[[gateway]]\nname = "g"\nenable = true\n' +
@@ -43,6 +46,7 @@ describe("the packed bridge package", () => {
       {
         command: pkg.bin("switchboard-bridge"),
         cwd: pkg.dir,
+        env: { ...process.env, NODE_COMPILE_CACHE: cacheDir, NODE_DISABLE_COMPILE_CACHE: "" },
         ready: { line: "bridge started" },
         name: "installed bridge",
         timeoutMs: 20_000,
@@ -53,5 +57,7 @@ describe("the packed bridge package", () => {
     assert.equal((await fetch(`${url}/api/health`)).status, 200);
     const exit = await bridge.stop(10_000);
     assert.equal(exit.code, 0, bridge.output);
+    // It ran the installed bundle, and left the code cache for the next start.
+    assert.equal(readdirSync(join(cacheDir, "switchboard-v8")).filter((name) => name.endsWith(".v8")).length, 1);
   });
 });
