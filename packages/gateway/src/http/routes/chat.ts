@@ -46,7 +46,10 @@ export function chatServer(context: GatewayContext): ModelRouteServer {
       stream,
       priority: controls.priority,
     });
-    const refuse = (error: ApiError, extra?: Record<string, string>) => sendRawError(res, error, requestId, extra);
+    const refuse = (error: ApiError, extra?: Record<string, string>): undefined => {
+      sendRawError(res, error, requestId, extra);
+      return undefined;
+    };
     if (parsed === undefined) return refuse(invalidRequest("Request body is required", null, "invalid_json"));
     const body = validateChat(parsed.value);
     if (body instanceof ApiError) return refuse(body);
