@@ -14,8 +14,17 @@ const TRUE = new Set(["true", "1", "yes"]);
  * `X-Gateway-Strict: true` is also sent (the safer reading wins). `X-Gateway-Priority: high` is high, anything else
  * normal.
  */
-export function routeControls(headers: IncomingHttpHeaders): RouteOptions & { priority: Priority } {
+export function routeControls(headers: IncomingHttpHeaders): RouteControls {
   const strict = TRUE.has(header(headers, "x-gateway-strict") ?? "");
   const flexible = !strict && TRUE.has(header(headers, "x-gateway-flexible") ?? "");
-  return { flexible, priority: header(headers, "x-gateway-priority") === "high" ? "high" : "normal" };
+  const high = header(headers, "x-gateway-priority") === "high";
+  return flexible ? (high ? FLEXIBLE_HIGH : FLEXIBLE_NORMAL) : high ? STRICT_HIGH : STRICT_NORMAL;
 }
+
+type RouteControls = Readonly<RouteOptions & { priority: Priority }>;
+
+// The four possible answers, shared by every request (read-only: nothing writes them).
+const STRICT_NORMAL: RouteControls = Object.freeze({ flexible: false, priority: "normal" });
+const STRICT_HIGH: RouteControls = Object.freeze({ flexible: false, priority: "high" });
+const FLEXIBLE_NORMAL: RouteControls = Object.freeze({ flexible: true, priority: "normal" });
+const FLEXIBLE_HIGH: RouteControls = Object.freeze({ flexible: true, priority: "high" });

@@ -40,12 +40,38 @@ const FACTS = Symbol("switchboard.requestFacts");
 
 type WithFacts = IncomingMessage & { [FACTS]?: RequestFacts };
 
+/**
+ * A request's facts with every field there from the start: one object of one shape, where fields added one by one
+ * as the request goes on moved it through a dozen shapes and grew its property store twice.
+ */
+function emptyFacts(): RequestFacts {
+  return {
+    endpoint: undefined,
+    requestId: undefined,
+    model: undefined,
+    stream: undefined,
+    priority: undefined,
+    backend: undefined,
+    backendModel: undefined,
+    routeReason: undefined,
+    fallback: undefined,
+    attempts: undefined,
+    queuedMs: undefined,
+    ttftMs: undefined,
+    promptTokens: undefined,
+    completionTokens: undefined,
+    keyName: undefined,
+    brokenStream: undefined,
+    dispatch: undefined,
+  };
+}
+
 /** The facts object of a request, created on first use; routes and dispatchers fill it in. */
 export function factsOf(request: IncomingMessage): RequestFacts {
   const carrier = request as WithFacts;
   let facts = carrier[FACTS];
   if (facts === undefined) {
-    facts = {};
+    facts = emptyFacts();
     carrier[FACTS] = facts;
   }
   return facts;
