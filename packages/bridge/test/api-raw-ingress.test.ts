@@ -116,24 +116,32 @@ function comparable(answer: Answer): Answer {
 const refusedByParser = (answer: Answer) =>
   answer.headers.includes("Connection: close") && !answer.headers.some((line) => /^date:/i.test(line));
 
+/** The answers up to the first that closes the connection (whatever follows it was not meant to be read). */
+function untilClosed(answers: Answer[]): Answer[] {
+  const closing = answers.findIndex((answer) => answer.headers.includes("Connection: close"));
+  return closing < 0 ? answers : answers.slice(0, closing + 1);
+}
+
 /**
  * The same answers, but for what node:http itself leaves to timing: it answers a malformed request the moment its
  * parser meets it and closes the connection, so which answers to earlier pipelined requests get out before that
- * refusal depends on how the bytes arrived and how soon those answers were ready (a post waits for its commit). So
- * when node ends with a refusal, the raw ingress must end with the same one, and the answers before it must agree as
- * far as both go.
+ * refusal (or whether an answer that closes the connection gets out first, leaving the malformed bytes unread)
+ * depends on how the bytes reached its parser and how soon those answers were ready (a post waits for its commit).
+ * So when either side ends with such a refusal, the answers before it must agree as far as both go, and the
+ * refusals where both have one.
  */
 function assertSameAnswers(fromRaw: Answer[], fromNode: Answer[]): void {
-  const refusal = fromNode.at(-1);
-  if (refusal === undefined || !refusedByParser(refusal)) {
-    assert.deepEqual(fromRaw, fromNode);
+  const [raw, node] = [untilClosed(fromRaw), untilClosed(fromNode)];
+  const rawRefusal = raw.at(-1) !== undefined && refusedByParser(raw.at(-1) as Answer);
+  const nodeRefusal = node.at(-1) !== undefined && refusedByParser(node.at(-1) as Answer);
+  if (!rawRefusal && !nodeRefusal) {
+    assert.deepEqual(raw, node);
     return;
   }
-  assert.deepEqual(fromRaw.at(-1), refusal);
-  const [before, beforeNode] = [fromRaw.slice(0, -1), fromNode.slice(0, -1)];
-  const common = Math.min(before.length, beforeNode.length);
-  assert.deepEqual(before.slice(0, common), beforeNode.slice(0, common));
-  assert.ok(before.every((answer) => !refusedByParser(answer)));
+  if (rawRefusal && nodeRefusal) assert.deepEqual(raw.at(-1), node.at(-1));
+  const [rawAnswered, nodeAnswered] = [rawRefusal ? raw.slice(0, -1) : raw, nodeRefusal ? node.slice(0, -1) : node];
+  const common = Math.min(rawAnswered.length, nodeAnswered.length);
+  assert.deepEqual(rawAnswered.slice(0, common), nodeAnswered.slice(0, common));
 }
 
 const post = (body: string, headers: string[] = ["Content-Type: application/json"], path = "/api/message") =>
