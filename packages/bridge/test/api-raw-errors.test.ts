@@ -105,6 +105,16 @@ describe("errors raised by Node and fastify, in the API's format", () => {
     assertDesigned(await req("GET /nope HTTP/1.1"), 404, /no route GET \/nope/);
   });
 
+  it("an upgrade of anything but GET /api/websocket → 400 at once, body or not (a POST used to hang)", async () => {
+    const body = '{"text":"hi","username":"u","gateway":"g"}';
+    const upgrade = "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nContent-Type: application/json\r\n";
+    const withBody = `${upgrade}Content-Length: ${body.length}\r\n`;
+    assertDesigned(await req("POST /api/message HTTP/1.1", withBody, body), 400, /Upgrade.*GET \/api\/websocket/);
+    assertDesigned(await req("POST /api/message HTTP/1.1", `${upgrade}Content-Length: 0\r\n`), 400, /Upgrade/);
+    assertDesigned(await req("PUT /api/websocket HTTP/1.1", upgrade), 400, /Upgrade/);
+    assertDesigned(await req("GET /api/health HTTP/1.1", upgrade), 400, /Upgrade/);
+  });
+
   it("answers random request lines and headers in its format", async () => {
     const token = fc.stringMatching(/^[A-Za-z%-]{1,12}$/);
     const path = fc.oneof(

@@ -57,17 +57,22 @@ export interface ApiServerDeps {
 export type ServingPhase = "serving" | "draining" | "closing";
 
 const SHUTTING_DOWN = "the bridge is shutting down and takes no new messages; retry once it is back";
+const WEBSOCKET_PATH = "/api/websocket";
+const UPGRADE_ONLY_FOR_WEBSOCKET = `Upgrade is only accepted on GET ${WEBSOCKET_PATH}: send this request without Upgrade`;
 
 /** Path -> the methods it answers; every other method gets 405 with Allow. */
 const ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/health", ["GET", "HEAD"]],
   ["/api/messages", ["GET", "HEAD"]],
   ["/api/stream", ["GET", "HEAD"]],
-  ["/api/websocket", ["GET", "HEAD"]],
+  [WEBSOCKET_PATH, ["GET", "HEAD"]],
   ["/api/message", ["POST"]],
 ]);
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Whether Node's parser took the request as an upgrade (it sets `upgrade`, which @types/node does not declare). */
+const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { upgrade?: boolean }).upgrade === true;
 
 export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstance> {
   const { limits } = deps;
@@ -178,6 +183,11 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     if (request.headers.upgrade !== undefined) {
       reply.header("connection", "close");
       reply.raw.once("finish", () => request.raw.socket.destroy());
+      // Node hands an upgrade's body to the upgrade, not the request: a POST would wait for its body forever, and ws
+      // would refuse other methods in its own plain format. Only the websocket route takes an upgrade.
+      if (isUpgrade(request.raw) && (request.method !== "GET" || request.routeOptions.url !== WEBSOCKET_PATH)) {
+        return sendError(reply, 400, UPGRADE_ONLY_FOR_WEBSOCKET);
+      }
     }
     done();
   });
@@ -219,7 +229,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
 
   app.route({
     method: "GET",
-    url: "/api/websocket",
+    url: WEBSOCKET_PATH,
     // ws would answer a bad handshake in plain text; it is refused here in this API's format first.
     preHandler: (request, reply, done) => {
       if (request.headers.upgrade === undefined) return done();
