@@ -49,6 +49,20 @@ function exchange(port: number, request: string): Promise<RawResponse> {
   return withTimeout(received, 10_000, `an answer to ${JSON.stringify(request.slice(0, 40))}`);
 }
 
+/** Sends bytes and reads everything until the server closes the connection (a hang fails the test). */
+function untilClosed(port: number, request: string): Promise<string> {
+  const received = new Promise<string>((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(request));
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+    });
+    socket.on("close", () => resolve(text));
+    socket.on("error", () => {});
+  });
+  return withTimeout(received, 10_000, `the server to close after ${JSON.stringify(request.slice(0, 40))}`);
+}
+
 function assertEnvelope(response: RawResponse, status: number, code: string): void {
   assert.equal(response.status, status, response.body);
   assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
@@ -120,6 +134,22 @@ describe("errors Node and fastify raise themselves are answered in the envelope"
       405,
       "method_not_allowed",
     );
+  });
+
+  it("an upgrade of anything but the dashboard's socket: 400 at once, then the connection closes", async () => {
+    const upgrade = "Host: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n";
+    const body = '{"model":"m","messages":[{"role":"user","content":"hi"}]}';
+    const json = `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+    for (const request of [
+      `POST /v1/chat/completions HTTP/1.1\r\n${upgrade}${json}\r\n${body}`,
+      `GET /v1/models HTTP/1.1\r\n${upgrade}\r\n`,
+      `PUT /v1/dashboard/socket HTTP/1.1\r\n${upgrade}\r\n`,
+    ]) {
+      const answer = await untilClosed(port, request);
+      assert.match(answer, /^HTTP\/1\.1 400 /, answer);
+      assert.match(answer, /"code":"upgrade_not_supported"/, answer);
+      assert.match(answer, /Upgrade is only accepted on GET \/v1\/dashboard\/socket/);
+    }
   });
 
   it("a header name with a space, an unknown HTTP version: 400", async () => {

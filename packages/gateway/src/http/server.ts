@@ -17,7 +17,7 @@ import { JsonParseWorker } from "./parse-worker.ts";
 import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
 import { chatServer } from "./routes/chat.ts";
-import { registerDashboard } from "./routes/dashboard.ts";
+import { refuseStrayUpgrades, registerDashboard } from "./routes/dashboard.ts";
 import { embeddingsServer } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
@@ -153,6 +153,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   });
 
   trackRequests(app, track);
+  refuseStrayUpgrades(app);
   // Before the routes: every route, later ones included, passes through authentication and the key's limits.
   if (gate) registerAuth(app, gate);
   registerKeyRoutes(app, context);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";
 import type { DashboardHub } from "../../dashboard/hub.ts";
@@ -28,6 +28,25 @@ function handshakeProblem(headers: IncomingHttpHeaders): string | undefined {
   if (!KEY.test(headers["sec-websocket-key"] ?? "")) return "missing or invalid Sec-WebSocket-Key header";
   if (headers["sec-websocket-version"] !== "13") return "unsupported Sec-WebSocket-Version: use 13";
   return undefined;
+}
+
+/** Whether node:http took the request as an upgrade (it sets `upgrade`, which @types/node does not declare). */
+const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { upgrade?: boolean }).upgrade === true;
+
+/**
+ * An upgrade request has left node:http's keep-alive handling and its body went to the upgrade, not the request: it is
+ * answered on a connection that then closes, and only the dashboard's socket accepts one. Without this, a POST with
+ * `Connection: Upgrade` was answered "body is empty" and its connection stayed open until the client left.
+ */
+export function refuseStrayUpgrades(app: FastifyInstance): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!isUpgrade(request.raw)) return done();
+    reply.header("connection", "close");
+    reply.raw.once("finish", () => request.raw.socket.destroy());
+    if (request.method === "GET" && request.routeOptions.url === DASHBOARD_SOCKET_PATH) return done();
+    const message = `Upgrade is only accepted on GET ${DASHBOARD_SOCKET_PATH}; send this request without Upgrade`;
+    sendError(reply, new ApiError(400, message, "invalid_request_error", "upgrade_not_supported"));
+  });
 }
 
 /** GET / (the page), its two files, and the live socket the page reads. */
