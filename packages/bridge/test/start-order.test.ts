@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { after, describe, it } from "node:test";
-import { waitUntil } from "@switchboard/testkit";
+import { waitUntil, withTimeout } from "@switchboard/testkit";
 import { pino } from "pino";
 import { ApiAccount } from "../src/accounts/api/api-account.ts";
 import { PROTOCOLS } from "../src/accounts/registry.ts";
@@ -89,5 +89,19 @@ describe("bridge start order", () => {
     assert.equal(apiAccount(bridge).address, undefined, "the api account never listened");
     assert.equal(bridge.accounts.get("irc.slow")?.supervisor.state, "idle");
     assert.equal(irc.accepted.length, 0);
+  });
+
+  it("stops at once while the IRC server has accepted the account but not registered it", async () => {
+    const irc = await silentServer();
+    after(() => {
+      for (const socket of irc.accepted) socket.destroy();
+      irc.server.close();
+    });
+    const bridge = bridgeFor(irc.port);
+    const starting = bridge.start();
+    await waitUntil(() => irc.accepted.length > 0, { what: "the IRC account to connect" });
+    // The attempt would otherwise last until its 30 s connect timeout, and the stop with it.
+    await withTimeout(Promise.all([bridge.stop(), starting]), 10_000, "the stop during registration");
+    assert.equal(bridge.accounts.get("irc.slow")?.supervisor.state, "stopped");
   });
 });

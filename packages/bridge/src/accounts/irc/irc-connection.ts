@@ -88,6 +88,8 @@ export class IrcConnection implements Connection {
   /** Channel keys, folded channel -> key, for rejoining after a kick. */
   readonly #keys = new Map<string, string>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** Aborted by disconnect(): ends a connect still waiting for the server (its listeners are gone by then). */
+  #attempt?: AbortController;
   /** Lines of a multi-line delivery already written, so a send retried after a drop does not repeat them. */
   readonly #progress = new WeakMap<Delivery, number>();
   /** Twitch chat (twitch.ts): its capabilities, tags and rate limit; the channels where the bot is a moderator. */
@@ -135,7 +137,9 @@ export class IrcConnection implements Connection {
     this.#joined.clear();
     this.#moderatorIn.clear();
     if (this.#twitch) client.requestCap(TWITCH_CAPS);
-    const registered = this.#register(client);
+    const attempt = new AbortController();
+    this.#attempt = attempt;
+    const registered = this.#register(client, attempt.signal);
     client.connect({
       host,
       port,
@@ -162,16 +166,18 @@ export class IrcConnection implements Connection {
     });
     await registered;
     this.#listen(client);
-    await this.#identify(client);
+    await this.#identify(client, attempt.signal);
+    if (attempt.signal.aborted) throw new Error("disconnected while identifying to NickServ");
     await this.#runCommands(client);
   }
 
   /** Resolves once the server welcomed us; rejects when it refuses us or the socket closes first. */
-  #register(client: Client): Promise<void> {
+  #register(client: Client, abandoned: AbortSignal): Promise<void> {
     const settings = this.#settings;
     return new Promise<void>((resolve, reject) => {
       let attempt = 0;
       const done = (error?: Error) => {
+        abandoned.removeEventListener("abort", onAbandoned);
         client.off("registered", onRegistered);
         client.off("close", onClose);
         client.off("nick in use", onNickInUse);
@@ -190,6 +196,7 @@ export class IrcConnection implements Connection {
         done();
       };
       const onClose = () => done(new Error("the server closed the connection before registration completed"));
+      const onAbandoned = () => done(new Error("disconnected before registration completed"));
       const onNickInUse = () => {
         attempt++;
         client.changeNick(alternativeNick(settings.Nick, attempt));
@@ -225,11 +232,12 @@ export class IrcConnection implements Connection {
       client.on("irc error", onError);
       client.on("sasl failed", onSaslFailed);
       client.on("notice", onNotice);
+      abandoned.addEventListener("abort", onAbandoned);
     });
   }
 
   /** NickServ IDENTIFY (or QuakeNet's AUTH) when not using SASL; waits (bounded) for the answer before joining. */
-  async #identify(client: Client): Promise<void> {
+  async #identify(client: Client, abandoned: AbortSignal): Promise<void> {
     const settings = this.#settings;
     const service = settings.NickServNick;
     const password = settings.NickServPassword;
@@ -243,11 +251,13 @@ export class IrcConnection implements Connection {
         clearTimeout(timer);
         client.off("notice", onNotice);
         client.off("close", onClose);
+        abandoned.removeEventListener("abort", onClose);
         resolve(answer);
       };
       const onClose = () => finish(undefined);
       client.on("notice", onNotice);
       client.on("close", onClose);
+      abandoned.addEventListener("abort", onClose);
     });
     if (service.toLowerCase() === "q@cserve.quakenet.org") {
       client.raw("PRIVMSG", service, `AUTH ${settings.NickServUsername} ${password}`);
@@ -403,6 +413,8 @@ export class IrcConnection implements Connection {
     const client = this.#client;
     this.#client = undefined;
     this.#registered = false;
+    this.#attempt?.abort();
+    this.#attempt = undefined;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#joined.clear();
