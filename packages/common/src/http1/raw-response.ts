@@ -3,6 +3,7 @@ import type { OutgoingHttpHeader, OutgoingHttpHeaders } from "node:http";
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from "node:http";
 import type { Socket } from "node:net";
 import { httpDate } from "./http-date.ts";
+import { type HeaderValue, headerLines, PreparedHeaders } from "./prepared-headers.ts";
 
 /** Bodies up to this size are copied into one buffer with their head or chunk frame: one write instead of two. */
 const JOIN_LIMIT_BYTES = 16 * 1024;
@@ -15,6 +16,9 @@ export interface ResponseEnd {
   finished(response: RawResponse, keepAlive: boolean): void;
 }
 
+/** Where the prepared lines sit among the headers: a key no header name can be (node refuses a CR in a name). */
+const PREPARED_SLOT = "\r";
+
 type PendingWrite = [before: string, body: string | Buffer | undefined, after: string, last: boolean];
 
 /**
@@ -23,7 +27,9 @@ type PendingWrite = [before: string, body: string | Buffer | undefined, after: s
  * before any head, chunked encoding otherwise; 204 and 304 without a body; "finish" then "close" once written, "close"
  * alone when the client went away first). Header names and values are checked as node checks them, so nothing a
  * caller puts in a header can end the head early. The answers to pipelined requests leave in their order: one whose
- * turn has not come yet (an earlier answer is not all written) keeps its writes until it has (takeTurn).
+ * turn has not come yet (an earlier answer is not all written) keeps its writes until it has (takeTurn). Header lines
+ * that repeat can come prepared (PreparedHeaders: checked and rendered once); the head is then byte for byte what the
+ * same headers set one by one give.
  */
 export class RawResponse extends EventEmitter {
   statusCode = 200;
@@ -32,7 +38,9 @@ export class RawResponse extends EventEmitter {
   headersSent = false;
   writableEnded = false;
   writableFinished = false;
-  readonly #headers = new Map<string, [string, number | string | readonly string[]]>();
+  /** By lower-case name (the prepared lines, if any, under PREPARED_SLOT): the name as given and its value. */
+  readonly #headers = new Map<string, readonly [string, HeaderValue] | PreparedHeaders>();
+  #prepared: PreparedHeaders | undefined;
   #head = "";
   #chunked = false;
   #hasBody = true;
@@ -64,25 +72,67 @@ export class RawResponse extends EventEmitter {
     return this.#destroyed || this.socket.destroyed || this.socket.writableEnded;
   }
 
-  setHeader(name: string, value: number | string | readonly string[]): this {
+  setHeader(name: string, value: HeaderValue): this {
     if (this.headersSent) throw headersSentError("set");
     // node:http's own checks, with its errors: nothing in a header can end the head early.
     validateHeaderName(name);
     for (const item of Array.isArray(value) ? value : [value]) validateHeaderValue(name, String(item));
-    this.#headers.set(name.toLowerCase(), [name, value]);
+    const key = name.toLowerCase();
+    if (this.#prepared?.entries.has(key)) this.#unpack();
+    this.#headers.set(key, [name, value]);
     return this;
   }
 
-  getHeader(name: string): number | string | readonly string[] | undefined {
-    return this.#headers.get(name.toLowerCase())?.[1];
+  getHeader(name: string): HeaderValue | undefined {
+    const key = name.toLowerCase();
+    const entry = this.#headers.get(key);
+    if (entry !== undefined && !(entry instanceof PreparedHeaders)) return entry[1];
+    return this.#prepared?.entries.get(key)?.[1];
   }
 
-  writeHead(statusCode: number, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+  /**
+   * Adds lines checked and rendered beforehand, as a setHeader of each would (in their order, after the headers set
+   * so far). One set of prepared lines is kept whole; what would change one of its lines takes it apart first.
+   */
+  setPreparedHeaders(prepared: PreparedHeaders): this {
+    if (this.headersSent) throw headersSentError("set");
+    let clash = this.#prepared !== undefined;
+    if (!clash && this.#headers.size > 0) {
+      for (const key of prepared.entries.keys()) if (this.#headers.has(key)) clash = true;
+    }
+    if (clash) {
+      // Rare: set one by one, which keeps node's order (a replaced header stays where it was).
+      for (const [name, value] of prepared.entries.values()) this.setHeader(name, value);
+      return this;
+    }
+    this.#prepared = prepared;
+    this.#headers.set(PREPARED_SLOT, prepared);
+    return this;
+  }
+
+  /** Prepared lines as single headers again, in their place, so that one of them can be replaced. */
+  #unpack(): void {
+    const headers = [...this.#headers];
+    this.#headers.clear();
+    this.#prepared = undefined;
+    for (const [key, entry] of headers) {
+      if (!(entry instanceof PreparedHeaders)) this.#headers.set(key, entry);
+      else for (const [lower, item] of entry.entries) this.#headers.set(lower, item);
+    }
+  }
+
+  /** `prepared` comes first, as if set before `headers` (see setPreparedHeaders). */
+  writeHead(
+    statusCode: number,
+    headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+    prepared?: PreparedHeaders,
+  ): this {
     if (this.headersSent) throw headersSentError("write");
     if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 999) {
       throw new RangeError(`Invalid status code: ${statusCode}`);
     }
     this.statusCode = statusCode;
+    if (prepared !== undefined) this.setPreparedHeaders(prepared);
     if (Array.isArray(headers)) {
       for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1] as string);
     } else if (headers) {
@@ -193,12 +243,24 @@ export class RawResponse extends EventEmitter {
     let hasLength = false;
     let hasDate = false;
     let connection: string | undefined;
-    for (const [key, [name, value]] of this.#headers) {
+    for (const [key, entry] of this.#headers) {
+      if (entry instanceof PreparedHeaders) {
+        head += entry.lines;
+        continue;
+      }
+      const [name, value] = entry;
       if (key === "content-length") hasLength = true;
       else if (key === "date") hasDate = true;
       else if (key === "connection") connection = String(value);
-      if (Array.isArray(value)) for (const item of value) head += `${name}: ${item}\r\n`;
-      else head += `${name}: ${value}\r\n`;
+      head += headerLines(name, value);
+    }
+    const prepared = this.#prepared;
+    if (prepared !== undefined) {
+      const entries = prepared.entries;
+      if (entries.has("content-length")) hasLength = true;
+      if (entries.has("date")) hasDate = true;
+      const preparedConnection = entries.get("connection");
+      if (preparedConnection !== undefined) connection = String(preparedConnection[1]);
     }
     if (!hasDate) head += `Date: ${httpDate()}\r\n`;
     if (connection !== undefined) {

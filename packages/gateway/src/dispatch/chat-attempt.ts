@@ -1,6 +1,8 @@
 import type { OutgoingHttpHeaders } from "node:http";
+import type { PreparedHeaders } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
+import { writeAnswerHead } from "./answer-head.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
@@ -20,7 +22,10 @@ function withSseHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
 export interface AttemptOptions {
   backend: string;
   stream: boolean;
+  /** This answer's own headers (the attempt adds its content headers). */
   headers: OutgoingHttpHeaders;
+  /** Lines that come first, the same for every answer of this backend (route-headers.ts). */
+  prepared?: PreparedHeaders;
   /** The client's response, or an inbound adapter's writer in front of it. */
   res: AnswerWriter;
 }
@@ -102,7 +107,7 @@ export class ChatAttempt implements Attempt {
     if (!this.#started) {
       this.#started = true;
       this.firstByteAt = performance.now();
-      res.writeHead(200, withSseHeaders(this.options.headers));
+      writeAnswerHead(res, 200, withSseHeaders(this.options.headers), this.options.prepared);
     }
     const room = res.write(events);
     // Read after the write, off the way to the client: the usage chunk (stream_options.include_usage, or always from
@@ -119,7 +124,7 @@ export class ChatAttempt implements Attempt {
   }
 
   end(): void {
-    const { res, headers, backend } = this.options;
+    const { res, headers, prepared, backend } = this.options;
     if (res.destroyed) {
       this.#resolve({ kind: "gone" });
       return;
@@ -127,7 +132,7 @@ export class ChatAttempt implements Attempt {
     if (this.#mode === "stream") {
       if (!this.#started) {
         this.firstByteAt = performance.now();
-        res.writeHead(200, withSseHeaders(headers));
+        writeAnswerHead(res, 200, withSseHeaders(headers), prepared);
       }
       const unsent = this.#unsent;
       this.#unsent = undefined;
@@ -155,7 +160,7 @@ export class ChatAttempt implements Attempt {
     headers["content-type"] = this.#contentType;
     headers["content-length"] = body.length;
     this.firstByteAt = performance.now();
-    res.writeHead(this.#status, headers);
+    writeAnswerHead(res, this.#status, headers, prepared);
     res.end(body);
     if (this.#status < 400) this.tokens = answerTokens(body);
     this.#resolve({ kind: "answered", status: this.#status, ok: this.#status < 400 });

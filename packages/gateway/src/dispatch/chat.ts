@@ -53,7 +53,7 @@ export function chatJob(request: ChatRequest): DispatchJob {
       const extra = request.fieldsFor?.(target.backend.settings.type);
       const chat = extra === undefined ? request.body : { ...request.body, ...extra };
       const body = bodyWithModel(chat, extra === undefined ? request.raw : undefined, target.model, request.slim);
-      const headers = routeHeaders(
+      const { headers, prepared } = routeHeaders(
         target,
         reason,
         request.requestId,
@@ -61,7 +61,13 @@ export function chatJob(request: ChatRequest): DispatchJob {
         request.maxTokens,
         request.prices,
       );
-      const attempt = new ChatAttempt({ backend: target.backend.name, stream: request.stream, headers, res });
+      const attempt = new ChatAttempt({
+        backend: target.backend.name,
+        stream: request.stream,
+        headers,
+        prepared,
+        res,
+      });
       const parsed = { body: chat, model: target.model };
       const ids = { requestId: request.requestId, traceparent: request.traceparent };
       attempt.call = target.backend.backend.chat(body, ids, attempt, parsed);

@@ -1,7 +1,9 @@
 import type { OutgoingHttpHeaders } from "node:http";
+import type { PreparedHeaders } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { CallIds, EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
+import { writeAnswerHead } from "./answer-head.ts";
 import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
@@ -18,10 +20,10 @@ export class EmbeddingsAttempt implements Attempt {
     state: BackendState,
     call: EmbeddingsCall,
     ids: CallIds,
-    headers: OutgoingHttpHeaders,
+    { headers, prepared }: { headers: OutgoingHttpHeaders; prepared?: PreparedHeaders },
     res: AnswerWriter,
   ) {
-    this.done = this.#run(state, call, ids, headers, res);
+    this.done = this.#run(state, call, ids, headers, prepared, res);
   }
 
   abort(): void {
@@ -33,6 +35,7 @@ export class EmbeddingsAttempt implements Attempt {
     call: EmbeddingsCall,
     ids: CallIds,
     headers: OutgoingHttpHeaders,
+    prepared: PreparedHeaders | undefined,
     res: AnswerWriter,
   ): Promise<AttemptResult> {
     const signal = this.#controller.signal;
@@ -50,7 +53,7 @@ export class EmbeddingsAttempt implements Attempt {
       headers["content-type"] = reply.contentType;
       headers["content-length"] = reply.body.length;
       this.firstByteAt = performance.now();
-      res.writeHead(reply.statusCode, headers);
+      writeAnswerHead(res, reply.statusCode, headers, prepared);
       res.end(reply.body);
       return { kind: "answered", status: reply.statusCode, ok: reply.statusCode < 400 };
     } catch (error) {

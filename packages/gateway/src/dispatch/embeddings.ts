@@ -44,7 +44,7 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
     route: request.route,
     attempt(target, reason, res) {
       const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
-      const headers = routeHeaders(
+      const answerHeaders = routeHeaders(
         target,
         reason,
         request.requestId,
@@ -61,7 +61,7 @@ export function embeddingsJob(request: EmbeddingsRequest): DispatchJob {
         inputJson: () => inputJson(request),
       };
       const ids = { requestId: request.requestId, traceparent: request.traceparent };
-      return new EmbeddingsAttempt(target.backend, call, ids, headers, res);
+      return new EmbeddingsAttempt(target.backend, call, ids, answerHeaders, res);
     },
   };
 }

@@ -1,18 +1,37 @@
 import type { OutgoingHttpHeaders } from "node:http";
+import { PreparedHeaders } from "@switchboard/common";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { RouteReason, Target } from "../routing/types.ts";
 
-const HEADER_NAMES = new WeakMap<BackendState, string>();
+/** What routing adds to a proxied answer's head. */
+export interface RouteHeaders {
+  /** The lines every answer of this backend for this reason carries, checked and rendered once. */
+  prepared: PreparedHeaders;
+  /** This request's own: its id, the fallback model, the estimated cost (the attempt adds its content headers). */
+  headers: OutgoingHttpHeaders;
+}
 
-/** The backend's name as a header value, computed once. */
-function backendHeader(state: BackendState): string {
-  let value = HEADER_NAMES.get(state);
-  if (value === undefined) {
-    value = asciiHeader(state.name);
-    HEADER_NAMES.set(state, value);
+const PREPARED = new WeakMap<BackendState, Map<RouteReason, PreparedHeaders>>();
+
+/** X-Gateway-Backend, -Backend-Type, -Privacy-Zone and -Route-Reason of a backend, made once per reason. */
+function backendLines(state: BackendState, reason: RouteReason): PreparedHeaders {
+  let byReason = PREPARED.get(state);
+  if (byReason === undefined) {
+    byReason = new Map();
+    PREPARED.set(state, byReason);
   }
-  return value;
+  let prepared = byReason.get(reason);
+  if (prepared === undefined) {
+    prepared = new PreparedHeaders({
+      "x-gateway-backend": asciiHeader(state.name),
+      "x-gateway-backend-type": state.settings.kind,
+      "x-gateway-privacy-zone": state.settings.zone,
+      "x-gateway-route-reason": reason,
+    });
+    byReason.set(reason, prepared);
+  }
+  return prepared;
 }
 
 /** The X-Gateway-* headers of a proxied response. Routing metadata never enters the body. */
@@ -23,21 +42,15 @@ export function routeHeaders(
   estimatedTokens: number,
   maxTokens: number | undefined,
   prices: PriceTable,
-): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
-    "x-gateway-backend": backendHeader(target.backend),
-    "x-gateway-backend-type": target.backend.settings.kind,
-    "x-gateway-privacy-zone": target.backend.settings.zone,
-    "x-gateway-route-reason": reason,
-    "x-request-id": requestId,
-  };
+): RouteHeaders {
+  const headers: OutgoingHttpHeaders = { "x-request-id": requestId };
   if (target.fallback) headers["x-gateway-fallback-model"] = asciiHeader(target.model);
   // Local backends are never priced: they cost 0.
   if (target.backend.settings.kind === "cloud") {
     const cost = prices.estimate(target.model, estimatedTokens, maxTokens);
     if (cost !== undefined) headers["x-gateway-cost-estimated"] = cost.toFixed(6);
   }
-  return headers;
+  return { prepared: backendLines(target.backend, reason), headers };
 }
 
 /** Header values must be visible ASCII: anything else is escaped as \uXXXX. */

@@ -11,9 +11,9 @@
 //
 // The same route serves the posts the raw ingress reads straight off the connection (raw-ingress.ts): their heads
 // passed the shared grammar, so only the account's state and the token are checked here.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { RawRequest, type RawResponse } from "@switchboard/common";
+import { type PreparedHeaders, RawRequest, RawResponse } from "@switchboard/common";
 import type { Logger } from "pino";
 import { errorBody } from "../../http/raw-answer.ts";
 import type { AuthResult } from "./auth.ts";
@@ -21,6 +21,7 @@ import { type BodyFormat, discardRestOfBody, type PostedBody } from "./body-read
 import { coalesceWrites } from "./coalesced-writes.ts";
 import { InboundError } from "./inbound-error.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
+import { deliveredLines } from "./post-answer-headers.ts";
 import type { RequestLogger } from "./request-log.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -57,7 +58,7 @@ type PostRequest = IncomingMessage | RawRequest;
 /** What an answer is written on: the members node:http's ServerResponse and the raw ingress's RawResponse share. */
 interface PostResponse {
   on(event: "finish", listener: () => void): unknown;
-  writeHead(status: number, headers: Record<string, string>): unknown;
+  writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
   end(body: string): unknown;
 }
 
@@ -107,13 +108,17 @@ export function fastPost(deps: FastPostDeps): FastPost {
     status: number,
     headers: Record<string, string>,
     body: string,
+    prepared?: PreparedHeaders,
   ) => {
     // fastify's onSend hook: answers given while the account stops close their connection.
     if (!deps.isServing()) headers["connection"] = "close";
     headers["content-length"] = String(Buffer.byteLength(body));
     // The response is dropped once finished: no need to take the listener off (once() would wrap it).
     response.on("finish", () => logRequest("POST", PATH, status, performance.now() - startedAt));
-    response.writeHead(status, headers);
+    // Prepared lines come first: written as they are on a raw response, merged into the headers on node's.
+    if (prepared === undefined) response.writeHead(status, headers);
+    else if (response instanceof RawResponse) response.writeHead(status, headers, prepared);
+    else response.writeHead(status, prepared.withHeaders(headers));
     response.end(body);
   };
 
@@ -145,13 +150,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
 
   const answerHeld = (list: Held[]) => {
     for (const post of list) {
-      answer(
-        post.response,
-        post.startedAt,
-        200,
-        { "content-type": JSON_TYPE, "x-switchboard-deliveries": String(post.deliveries) },
-        post.encoded,
-      );
+      answer(post.response, post.startedAt, 200, {}, post.encoded, deliveredLines(post.deliveries));
     }
   };
 
