@@ -4,7 +4,13 @@ export { RawIngress, type RawIngressOptions } from "./http1/raw-ingress.ts";
 export { RawRequest } from "./http1/raw-request.ts";
 export { RawResponse, type ResponseEnd } from "./http1/raw-response.ts";
 export { type HeadReading, type RequestHead, readRequestHead } from "./http1/request-head.ts";
-export { JsonShapeScanner, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "./json-shape.ts";
+export {
+  JsonShapeScanner,
+  SHAPE_LIMITS,
+  type ShapeLimits,
+  type ShapeProblem,
+  wholeBodyShapeProblem,
+} from "./json-shape.ts";
 export { logOutput, readByPerson } from "./log-output.ts";
 export { noSchemaCompilers } from "./no-schema-compilers.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";

@@ -46,6 +46,18 @@ export class JsonShapeScanner {
     this.#members = new Int32Array(limits.maxDepth + 1);
   }
 
+  /**
+   * Ready for another body, as a new scanner would be. The member counts need no clearing: an object's or array's
+   * slot is written when it opens, before it is read, and depth 0 (outside any) is never written.
+   */
+  reset(): this {
+    this.#depth = 0;
+    this.#values = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    return this;
+  }
+
   /** Values seen so far (containers and commas). */
   get values(): number {
     return this.#values;
@@ -120,6 +132,21 @@ export class JsonShapeScanner {
     }
     return undefined;
   }
+}
+
+const wholeBodyScanners = new WeakMap<ShapeLimits, JsonShapeScanner>();
+
+/**
+ * The first limit a whole body exceeds, if any. The scan is synchronous, so one scanner per limits serves every body,
+ * reset each time (a new one would allocate its member counts per request).
+ */
+export function wholeBodyShapeProblem(body: Buffer, limits: ShapeLimits = SHAPE_LIMITS): ShapeProblem | undefined {
+  let scanner = wholeBodyScanners.get(limits);
+  if (scanner === undefined) {
+    scanner = new JsonShapeScanner(limits);
+    wholeBodyScanners.set(limits, scanner);
+  }
+  return scanner.reset().push(body);
 }
 
 function indexOrEnd(chunk: Buffer, byte: number, from: number): number {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { JsonShapeScanner, type ShapeLimits, type ShapeProblem } from "../src/json-shape.ts";
+import { JsonShapeScanner, type ShapeLimits, type ShapeProblem, wholeBodyShapeProblem } from "../src/json-shape.ts";
 
 /** Feeds `text` to a scanner in pieces cut at `cuts` (so escapes and strings straddle chunk boundaries). */
 function scan(text: string, limits: ShapeLimits, cuts: number[] = []): ShapeProblem | undefined {
@@ -89,5 +89,30 @@ describe("JSON shape scanner", () => {
     const text = `{"a":"${"\\n".repeat(2_000_000)}"}`;
     assert.equal(scan(text, { maxDepth: 1, maxValues: 10, maxKeys: 10 }), undefined);
     assert.equal(scan(`${text}[[`, { maxDepth: 1, maxValues: 10, maxKeys: 10 }), "depth");
+  });
+
+  it("answers a body after reset() as a new scanner does, whatever the body before left behind", () => {
+    // Bodies cut anywhere (inside strings, after a backslash, deep in brackets) and problems that stopped a scan early.
+    const body = fc.oneof(
+      json.map((value) => JSON.stringify(value)),
+      tricky,
+      json.map((value) => JSON.stringify(value)).chain((text) => fc.nat(text.length).map((cut) => text.slice(0, cut))),
+    );
+    const limits = fc.record({
+      maxDepth: fc.integer({ min: 1, max: 5 }),
+      maxValues: fc.integer({ min: 1, max: 20 }),
+      maxKeys: fc.integer({ min: 1, max: 4 }),
+    });
+    fc.assert(
+      fc.property(limits, fc.array(body, { minLength: 1, maxLength: 6 }), (shape, bodies) => {
+        const reused = new JsonShapeScanner(shape);
+        for (const text of bodies) {
+          const bytes = Buffer.from(text);
+          assert.equal(reused.reset().push(bytes), new JsonShapeScanner(shape).push(bytes));
+          assert.equal(wholeBodyShapeProblem(bytes, shape), new JsonShapeScanner(shape).push(bytes));
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

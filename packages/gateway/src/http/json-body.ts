@@ -1,5 +1,12 @@
 import type { IncomingMessage } from "node:http";
-import { JsonShapeScanner, RawRequest, SHAPE_LIMITS, type ShapeLimits, type ShapeProblem } from "@switchboard/common";
+import {
+  JsonShapeScanner,
+  RawRequest,
+  SHAPE_LIMITS,
+  type ShapeLimits,
+  type ShapeProblem,
+  wholeBodyShapeProblem,
+} from "@switchboard/common";
 import type { JsonBody } from "../request/body.ts";
 import { type ApiError, bodyTooLarge, invalidRequest } from "../request/errors.ts";
 import { BodyBuffer } from "./body-buffer.ts";
@@ -55,7 +62,7 @@ export function takeWholeJsonBody(
   const length = raw.length;
   if (length > WHOLE_BODY_MAX_BYTES || !scanBudgetLeft(length)) return undefined;
   if (length > limit) return bodyTooLarge(limit);
-  const problem = new JsonShapeScanner(limits).push(raw);
+  const problem = wholeBodyShapeProblem(raw, limits);
   spendScanBudget(length);
   if (problem) return shapeError(problem, limits);
   if (length === 0) return emptyBody();
