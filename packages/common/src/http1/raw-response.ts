@@ -3,6 +3,7 @@ import type { OutgoingHttpHeader, OutgoingHttpHeaders } from "node:http";
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from "node:http";
 import type { Socket } from "node:net";
 import { httpDate } from "./http-date.ts";
+import { flushJoinedWrite, keepForJoinedWrite } from "./joined-writes.ts";
 import { type HeaderValue, headerLines, PreparedHeaders } from "./prepared-headers.ts";
 
 /** Bodies up to this size are copied into one buffer with their head or chunk frame: one write instead of two. */
@@ -204,10 +205,12 @@ export class RawResponse extends EventEmitter {
     const done = last ? this.#written : undefined;
     if (body === undefined || typeof body === "string") {
       const text = before + (body ?? "") + after;
-      if (text.length > 0) return socket.write(text, done);
+      if (text.length > 0) return keepForJoinedWrite(socket, text, done) || socket.write(text, done);
       if (last) process.nextTick(this.#written);
       return true;
     }
+    // Bytes are not joined: what is kept goes first.
+    flushJoinedWrite(socket);
     if (body.length <= JOIN_LIMIT_BYTES) {
       const joined = Buffer.allocUnsafe(before.length + body.length + after.length);
       joined.write(before, 0, "latin1");

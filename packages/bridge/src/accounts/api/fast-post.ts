@@ -7,13 +7,14 @@
 //
 // Why: fastify's request and reply objects, hooks, router and content-type parser sit on the hottest path of an
 // api -> IRC burst (docs/benchmarks.md, Bridge over IRC). The posts waiting for one commit are answered from one
-// reaction to it, and their answers leave each connection in one write (coalesced-writes.ts).
+// reaction to it, and their answers leave each connection in one write (coalesced-writes.ts); the raw ones are also
+// joined before that, into one stream write per connection (@switchboard/common, http1/joined-writes.ts).
 //
 // The same route serves the posts the raw ingress reads straight off the connection (raw-ingress.ts): their heads
 // passed the shared grammar, so only the account's state and the token are checked here.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { type PreparedHeaders, RawRequest, RawResponse } from "@switchboard/common";
+import { beginJoinedWrite, endJoinedWrite, type PreparedHeaders, RawRequest, RawResponse } from "@switchboard/common";
 import type { Logger } from "pino";
 import { errorBody } from "../../http/raw-answer.ts";
 import type { AuthResult } from "./auth.ts";
@@ -148,9 +149,22 @@ export function fastPost(deps: FastPostDeps): FastPost {
     answerError(request, response, startedAt, 500, "internal error");
   };
 
+  /** The posts of a turn, answered together: the raw answers of each connection leave in one socket write. */
   const answerHeld = (list: Held[]) => {
-    for (const post of list) {
-      answer(post.response, post.startedAt, 200, {}, post.encoded, deliveredLines(post.deliveries));
+    let joined: Set<Socket> | undefined;
+    try {
+      for (const post of list) {
+        const response = post.response;
+        if (response instanceof RawResponse && !joined?.has(response.socket)) {
+          joined ??= new Set();
+          joined.add(response.socket);
+          beginJoinedWrite(response.socket);
+        }
+        answer(response, post.startedAt, 200, {}, post.encoded, deliveredLines(post.deliveries));
+      }
+    } finally {
+      // Whatever happened, nothing kept stays behind.
+      if (joined !== undefined) for (const socket of joined) endJoinedWrite(socket);
     }
   };
 
