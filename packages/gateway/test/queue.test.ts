@@ -67,13 +67,16 @@ describe("the priority queue, through HTTP", () => {
       `${backendToml("box", box.url, "vllm", `max_concurrent = ${slots}`)}[queue]\nmax_size = 100\n`,
       closers,
     );
-    box.setFault({ kind: "delay", ms: 150, scope: "inference" });
+    // The first round holds until the other 50 are queued, however slowly a busy machine sends them; then every
+    // request takes 150 ms.
+    box.setFault({ kind: "stall", scope: "inference" });
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "unused", maxRetries: 0 });
     const queued = queuedCount(gateway, 50);
     const all = Array.from({ length: 60 }, (_, i) =>
       client.chat.completions.create({ model: "m", messages: [{ role: "user", content: `r${i}` }] }),
     );
     await queued;
+    box.setFault({ kind: "delay", ms: 150, scope: "inference" });
     // How many requests the backend serves at once while the queue is released, from the third round on (the first
     // round's requests are all done by then). Released one at a time, as Nexus's drain loop does (each waits for the
     // one before it), this would stay at 1.
