@@ -7,7 +7,8 @@
 // Restarts are clean for the ledger: senders pause and the queues drain first (a line written to a server at the
 // instant it dies is the documented IRC/XMPP exception to at-least-once; the soak looks for leaks, not for that),
 // then the server goes down and senders resume (their messages queue for the missing server), the server's human
-// comes back at once and the bridge after ReconnectDelay, later than the human, so that the human sees the replay.
+// comes back at once and the bridge after ReconnectDelay, later than the human, so that the human sees the replay
+// (reconnectDelayMs below).
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
@@ -50,8 +51,16 @@ const CHANNEL = "#soak";
 const ROOM = "soak";
 const BRIDGE_NICK = "soakbridge";
 const DRAIN_TIMEOUT_MS = 60_000;
-/** Later than a restarted server's downtime plus its human's reconnect (see the header). */
-const RECONNECT_DELAY_MS = 3_000;
+/** Time enough for a human to reconnect and rejoin once their server is back, on a busy machine. */
+const HUMAN_BACK_MS = 5_000;
+
+/**
+ * The bridge's ReconnectDelay: its first retry comes after half to all of it (core/backoff.ts), so with twice the
+ * downtime plus the human's time the bridge never replays into a channel its human has not rejoined yet (see the
+ * header). A shorter one raced the human: retries 1.5-3 s and then 3-6 s after the drop met a server down for 5 s
+ * and back, with its human, 1-4 s later.
+ */
+const reconnectDelayMs = (downMs: number) => 2 * (downMs + HUMAN_BACK_MS);
 
 /** Where a message from `source` must arrive: api.in posts reach api.out too; a human's line the other two. */
 const everywhereBut = (source: Endpoint): Destination[] =>
@@ -64,6 +73,8 @@ export class BridgeSoak {
   readonly pauser = new Pauser();
   /** Held by a restart while the queues drain. */
   readonly #restartHold = new Pauser();
+  /** Sends that passed the gate and have not finished (a post is recorded only once answered). */
+  #sendsUnderWay = 0;
   restarts = { irc: 0, xmpp: 0 };
   /** Account states from the bridge's /health, refreshed every second. */
   #accountUp = new Map<string, boolean>();
@@ -112,6 +123,7 @@ export class BridgeSoak {
         prosody,
         password,
         stateFile: join(options.dir, "bridge.db"),
+        downMs: options.downMs,
       }),
     );
     const ircHuman = await connectIrcUser(teardown, { ...ngircd, nick: "irchuman", channels: [CHANNEL] });
@@ -212,6 +224,26 @@ export class BridgeSoak {
     }
   }
 
+  /** Runs one send, counted from the gate (no await in between) to its end. */
+  async #send<T>(send: () => Promise<T>): Promise<T> {
+    this.#sendsUnderWay++;
+    try {
+      return await send();
+    } finally {
+      this.#sendsUnderWay--;
+    }
+  }
+
+  /**
+   * Waits (bounded) until the sends that passed the gate before it closed have finished: a restart's drain must see
+   * them, or one of them reaches the server the restart is stopping (CI lost such lines).
+   */
+  async #sendsFinished(): Promise<void> {
+    await sleep(0); // senders whose gate opened just before the pause go through it and are counted
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    while (this.#sendsUnderWay > 0 && Date.now() < deadline) await sleep(50);
+  }
+
   async #sendersMayGo(): Promise<void> {
     await this.pauser.wait();
     await this.#restartHold.wait();
@@ -244,17 +276,19 @@ export class BridgeSoak {
       await this.#sendersMayGo();
       if (this.#stopped) return;
       const { tag, text } = this.ledger.text("api");
-      await this.outcomes.track("api-post", async () => {
-        const answer = await fetch(`${this.apiIn}/api/message`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ text, username: "poster", gateway: "soak" }),
-        });
-        await answer.text();
-        if (answer.status !== 200) return { unexpected: `POST /api/message answered ${answer.status}` };
-        this.ledger.accepted(tag, everywhereBut("api"));
-        return {};
-      });
+      await this.#send(() =>
+        this.outcomes.track("api-post", async () => {
+          const answer = await fetch(`${this.apiIn}/api/message`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ text, username: "poster", gateway: "soak" }),
+          });
+          await answer.text();
+          if (answer.status !== 200) return { unexpected: `POST /api/message answered ${answer.status}` };
+          this.ledger.accepted(tag, everywhereBut("api"));
+          return {};
+        }),
+      );
       await sleep(intervalMs);
     }
   }
@@ -272,7 +306,7 @@ export class BridgeSoak {
       // Recorded before sending: the arrival can come back before the send resolves.
       this.ledger.accepted(tag, everywhereBut(source));
       if (source === "irc") this.ircHuman.say(CHANNEL, text);
-      else await this.xmppHuman.say(`${ROOM}@${this.prosody.mucDomain}`, text);
+      else await this.#send(() => this.xmppHuman.say(`${ROOM}@${this.prosody.mucDomain}`, text));
     }
   }
 
@@ -289,6 +323,7 @@ export class BridgeSoak {
   async #restart(which: "irc" | "xmpp"): Promise<void> {
     this.#restarting = which;
     this.#restartHold.pause();
+    await this.#sendsFinished();
     await this.drain();
     const server = which === "irc" ? this.ngircd : this.prosody;
     this.#humanUp[which] = false;
@@ -385,10 +420,12 @@ interface ConfigInput {
   prosody: ProsodyServer;
   password: string;
   stateFile: string;
+  downMs: number;
 }
 
 function bridgeConfig(c: ConfigInput): string {
-  const queue = `MessageQueue = 100000\nReconnectDelay = ${RECONNECT_DELAY_MS}\nReconnectMaxDelay = ${2 * RECONNECT_DELAY_MS}`;
+  const delay = reconnectDelayMs(c.downMs);
+  const queue = `MessageQueue = 100000\nReconnectDelay = ${delay}\nReconnectMaxDelay = ${2 * delay}`;
   return `[general]
 RemoteNickFormat = "{NICK}: "
 StatusAddress = "127.0.0.1:${c.statusPort}"

@@ -73,7 +73,8 @@ describe("soak bench", () => {
       ["gateway", "bridge", "baseline"],
     );
     for (const process of result.processes) {
-      assert.ok(process.samples.length >= 20, `${process.name}: ${process.samples.length} samples`);
+      // Every 2 s for 2 minutes, less the quiet moments (each waits for the bridge to settle, up to a minute).
+      assert.ok(process.samples.length >= 10, `${process.name}: ${process.samples.length} samples\n${output}`);
       const last = process.samples.at(-1);
       assert.ok((last?.rssBytes ?? 0) > 10 * 2 ** 20, `${process.name}: RSS ${last?.rssBytes}`);
       assert.ok((last?.heapUsedBytes ?? 0) > 2 ** 20, `${process.name}: heap ${last?.heapUsedBytes}`);
