@@ -1,32 +1,9 @@
 import assert from "node:assert/strict";
-import type { Socket } from "node:net";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { beginJoinedWrite, endJoinedWrite } from "../src/http1/joined-writes.ts";
 import { RawResponse } from "../src/http1/raw-response.ts";
-
-/** A socket that records each write (as bytes) and calls back a tick later, as a socket does. */
-function recordingSocket(): { socket: Socket; writes: Buffer[] } {
-  const writes: Buffer[] = [];
-  const socket = {
-    destroyed: false,
-    writableEnded: false,
-    write(data: string | Buffer, encoding?: unknown, done?: unknown) {
-      const bytes =
-        typeof data === "string"
-          ? Buffer.from(data, typeof encoding === "string" ? (encoding as "latin1") : "utf8")
-          : data;
-      writes.push(Buffer.from(bytes));
-      const callback = typeof encoding === "function" ? encoding : done;
-      if (typeof callback === "function") process.nextTick(callback as () => void);
-      return true;
-    },
-    cork() {},
-    uncork() {},
-    destroy() {},
-  };
-  return { socket: socket as unknown as Socket, writes };
-}
+import { recordingSocket } from "./recording-socket.ts";
 
 type Body = string | Buffer | undefined;
 const body: fc.Arbitrary<Body> = fc.oneof(

@@ -1,32 +1,13 @@
 import assert from "node:assert/strict";
 import { type OutgoingHttpHeaders, validateHeaderName, validateHeaderValue } from "node:http";
-import type { Socket } from "node:net";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { type HeaderValue, PreparedHeaders } from "../src/http1/prepared-headers.ts";
 import { RawResponse } from "../src/http1/raw-response.ts";
-
-/** A socket that keeps what is written to it, as latin1 for heads (bodies here are ASCII). */
-function capturingSocket(): { socket: Socket; written: () => string } {
-  const chunks: string[] = [];
-  const socket = {
-    destroyed: false,
-    writableEnded: false,
-    write(data: string | Buffer, encoding?: unknown, done?: unknown) {
-      chunks.push(typeof data === "string" ? data : data.toString("latin1"));
-      const callback = typeof encoding === "function" ? encoding : done;
-      if (typeof callback === "function") process.nextTick(callback as () => void);
-      return true;
-    },
-    cork() {},
-    uncork() {},
-    destroy() {},
-  };
-  return { socket: socket as unknown as Socket, written: () => chunks.join("") };
-}
+import { recordingSocket } from "./recording-socket.ts";
 
 function response(keepAlive: boolean): { res: RawResponse; written: () => string } {
-  const { socket, written } = capturingSocket();
+  const { socket, written } = recordingSocket();
   const res = new RawResponse(socket, keepAlive, 5, { finished() {} });
   return { res, written };
 }
