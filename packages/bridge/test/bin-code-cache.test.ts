@@ -3,12 +3,12 @@
 // entry means a normal start that replaces it. The relay goes through XMPP (a real Prosody): @xmpp/xml is an ES
 // module whose default export the CommonJS bundle must take as Node's `import` would (scripts/build.mjs).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type ProsodyServer, startProsody, type XmppUser } from "@switchboard/testkit";
+import { corruptFile, type ProsodyServer, startProsody, type XmppUser } from "@switchboard/testkit";
 import { startBridgeProcess } from "./bridge-process.ts";
 import { post, suiteTeardown } from "./helpers.ts";
 import { API_ACCOUNT, gateway, human, USERS, xmppAccount } from "./xmpp-fixtures.ts";
@@ -68,9 +68,7 @@ describe("switchboard-bridge with V8's code cache", { skip: !existsSync(BUNDLE) 
   it("starts normally on a corrupt entry, and replaces it", async () => {
     const [entry] = entries();
     assert.ok(entry);
-    const corrupt = readFileSync(join(entriesDir, entry));
-    corrupt.fill(0x41, 100, 200);
-    writeFileSync(join(entriesDir, entry), corrupt);
+    const corrupt = corruptFile(join(entriesDir, entry));
     await relayOnce("after a corrupt entry", "[api] <carol> after a corrupt entry");
     assert.ok(!readFileSync(join(entriesDir, entry)).equals(corrupt), "the entry was written again");
   });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type FakeLlmServer, freePort, startFakeOpenAI, startProcess } from "@switchboard/testkit";
+import { corruptFile, type FakeLlmServer, freePort, startFakeOpenAI, startProcess } from "@switchboard/testkit";
 import { backendToml, http } from "./helpers.ts";
 
 const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
@@ -64,9 +64,7 @@ describe("switchboard-gateway serve with V8's code cache", { skip: !existsSync(B
   it("starts normally on a corrupt entry, and replaces it", async () => {
     const [entry] = entries();
     assert.ok(entry);
-    const corrupt = readFileSync(join(entriesDir, entry));
-    corrupt.fill(0x41, 100, 200);
-    writeFileSync(join(entriesDir, entry), corrupt);
+    const corrupt = corruptFile(join(entriesDir, entry));
     await serveOnce(config, await freePort());
     assert.ok(!readFileSync(join(entriesDir, entry)).equals(corrupt), "the entry was written again");
   });

@@ -1,4 +1,5 @@
 export * from "./chat/index.ts";
+export { corruptFile } from "./corrupt-file.ts";
 export {
   type ChatRequest,
   embeddingOf,
