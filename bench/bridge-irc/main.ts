@@ -114,6 +114,13 @@ class Arrivals {
     });
   }
 
+  /** Throws unless every message from m<first> to m<end - 1> arrived (a count alone would not see one lost). */
+  check(first: number, end: number, what: string): void {
+    for (let seq = first; seq < end; seq++) {
+      if (!this.at.has(seq)) throw new Error(`${what}: m${seq} never arrived (${this.count} arrivals counted)`);
+    }
+  }
+
   until(done: () => boolean, what: string): Promise<void> {
     if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -136,6 +143,8 @@ interface Path {
   /** Sends in flight at once during a burst (HTTP posts wait for their answer; IRC writes do not). */
   inFlight: number;
   send(seq: number): Promise<void> | void;
+  /** Sends `count` messages from `first` on, `inFlight` at once; without it a burst calls send for each. */
+  burst?(first: number, count: number): Promise<void>;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -155,14 +164,20 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
     const first = nextSeq;
     const target = arrivals.count + count;
     const end = nextSeq + count;
-    await Promise.all(
-      Array.from({ length: path.inFlight }, async () => {
-        while (nextSeq < end) await path.send(nextSeq++);
-      }),
-    );
+    if (path.burst !== undefined) {
+      nextSeq = end;
+      await path.burst(first, count);
+    } else {
+      await Promise.all(
+        Array.from({ length: path.inFlight }, async () => {
+          while (nextSeq < end) await path.send(nextSeq++);
+        }),
+      );
+    }
     await arrivals.until(() => arrivals.count >= target, `${path.name}: ${count} messages from m${first}`);
+    return () => arrivals.check(first, end, path.name);
   };
-  await burst(WARMUP);
+  (await burst(WARMUP))();
   const latencies: number[] = [];
   for (let i = 0; i < LATENCY_MESSAGES; i++) {
     const seq = nextSeq++;
@@ -175,8 +190,9 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
   const cpuBefore = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
   const syscallsBefore = processSyscalls(pids.bridge);
   const start = process.hrtime.bigint();
-  await burst(BURST_MESSAGES);
+  const checkBurst = await burst(BURST_MESSAGES);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  checkBurst();
   const cpuAfter = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
   const syscallsAfter = processSyscalls(pids.bridge);
   const perMessage = (i: number) => ((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN)) / BURST_MESSAGES;
@@ -307,7 +323,10 @@ async function main(): Promise<void> {
       cleanups.push(closeStream);
       const toIrc = new Arrivals();
       onChannelMessage(reader, channel, nick, toIrc);
-      const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS);
+      const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS, "/api/message", {
+        before: `{"text":"m`,
+        after: `","username":"bench","gateway":"bench"}`,
+      });
       cleanups.push(() => poster.close());
       pids.set(`IRC -> api${label}`, bridge.pid).set(`api -> IRC${label}`, bridge.pid);
       allPaths.push(
@@ -321,7 +340,8 @@ async function main(): Promise<void> {
           name: `api -> IRC${label}`,
           arrivals: toIrc,
           inFlight: POSTS_IN_FLIGHT,
-          send: (seq) => poster.post("/api/message", `{"text":"m${seq}","username":"bench","gateway":"bench"}`),
+          send: (seq) => poster.burst(seq, 1, 1),
+          burst: (first, count) => poster.burst(first, count, POSTS_IN_FLIGHT),
         },
       );
     }
