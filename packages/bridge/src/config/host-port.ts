@@ -19,3 +19,12 @@ export function parseHostPort(text: string): { host: string; port: number } {
 export function showHostPort(host: string, port: number): string {
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
+
+/** Why listening on an address failed, as the end of a sentence that names the key: "BindAddress X is already in use". */
+export function listenFailureReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return "is already in use";
+  if (code === "EADDRNOTAVAIL") return "is not an address of this machine";
+  if (code === "EACCES") return "needs more privileges";
+  return `cannot be listened on (${code ?? String(error)})`;
+}

@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
-import { parseHostPort, showHostPort } from "../config/host-port.ts";
+import { listenFailureReason, parseHostPort, showHostPort } from "../config/host-port.ts";
 import type { BridgeConfig } from "../config/types.ts";
 import type { AccountView } from "./account-view.ts";
 import { healthReport } from "./health.ts";
@@ -68,15 +68,7 @@ export class StatusService {
     try {
       await once(this.#server, "listening");
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === "EADDRINUSE"
-          ? "is already in use"
-          : code === "EADDRNOTAVAIL"
-            ? "is not an address of this machine"
-            : code === "EACCES"
-              ? "needs more privileges"
-              : `cannot be listened on (${code ?? String(error)})`;
+      const reason = listenFailureReason(error);
       throw new Error(`StatusAddress ${this.#address} ${reason}: change StatusAddress in [general]`);
     }
     this.#listening = true;

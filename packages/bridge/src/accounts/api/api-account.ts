@@ -3,6 +3,7 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { listenFailureReason, parseHostPort } from "../../config/host-port.ts";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
 import { AccountFailure, type Connection, type ConnectionContext } from "../../core/connection.ts";
@@ -22,13 +23,6 @@ import { WebsocketClients } from "./websocket.ts";
 
 const MAX_CLIENT_BACKLOG = 16 * 1024 * 1024;
 const DROP_LOG_INTERVAL_MS = 5_000;
-
-function parseBindAddress(bind: string): { host: string; port: number } {
-  const colon = bind.lastIndexOf(":");
-  let host = bind.slice(0, colon);
-  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
-  return { host: host === "" ? "0.0.0.0" : host, port: Number(bind.slice(colon + 1)) };
-}
 
 export class ApiAccount implements Connection {
   readonly id: string;
@@ -118,20 +112,12 @@ export class ApiAccount implements Connection {
       phase: () => this.#phase,
       retryAfterSeconds: () => this.#retryAfterSeconds,
     });
-    const { host, port } = parseBindAddress(this.bindAddress);
+    const { host, port } = parseHostPort(this.bindAddress);
     try {
       await this.#server.listen({ host, port });
     } catch (error) {
       await this.disconnect();
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === "EADDRINUSE"
-          ? "is already in use"
-          : code === "EADDRNOTAVAIL"
-            ? "is not an address of this machine"
-            : code === "EACCES"
-              ? "needs more privileges"
-              : `cannot be listened on (${code ?? String(error)})`;
+      const reason = listenFailureReason(error);
       // One line naming the key that changes it.
       throw new AccountFailure(`BindAddress ${this.bindAddress} ${reason}: change BindAddress in [${this.id}]`);
     }
