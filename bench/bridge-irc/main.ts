@@ -1,6 +1,6 @@
 // bench/bridge-irc: the bridge (real bin) between a real ngIRCd channel and an api account, with MessageDelay 0.
 // Measures IRC -> api and api -> IRC latency (p50, p99; one message at a time) and sustained messages per second
-// (a burst, done when the last one arrived), beside the floor: two irc-framework clients talking through the same
+// (a burst, done when the last one arrived), beside the floor: two raw IRC clients talking through the same
 // server. Prints one line per direction with the ratios to the floor.
 // Flags: --before DIR (also measure the bridge built in DIR, a checkout of an earlier commit, in the same run: its
 //        own channel and api account, rounds alternating with this checkout's) --nice=N (the bridges, ngIRCd and
@@ -11,9 +11,9 @@ import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { connectIrcUser, freePort, type IrcUser, startNgircd, startProcess } from "@switchboard/testkit";
+import { freePort, startNgircd, startProcess } from "@switchboard/testkit";
 import { PipelinedPoster } from "./pipelined-poster.ts";
-import { RawIrcSender } from "./raw-irc-sender.ts";
+import { RawIrcClient, sequenceAtEnd } from "./raw-irc-client.ts";
 
 /**
  * Messages sent as a burst before each round's measures: the first thousands of posts run the bridge's code before it
@@ -63,6 +63,10 @@ interface Result {
   /** The bridge's read and write system calls per burst message (/proc/<pid>/io: sockets, the state file, logs). */
   bridgeReads: number;
   bridgeWrites: number;
+  /** The same for the load generator (this process), and the part of its CPU spent in the kernel, in µs. */
+  benchReads: number;
+  benchWrites: number;
+  benchSystemUs: number;
 }
 
 const TICKS_PER_SECOND = 100;
@@ -102,16 +106,16 @@ class Arrivals {
   readonly at = new Map<number, bigint>();
   #waiters: { done: () => boolean; resolve: () => void }[] = [];
 
-  arrived(text: string): void {
-    const match = /m(\d+)$/.exec(text);
-    if (match === null) return;
-    this.at.set(Number(match[1]), process.hrtime.bigint());
+  arrived(seq: number): void {
+    this.at.set(seq, process.hrtime.bigint());
     this.count++;
-    this.#waiters = this.#waiters.filter((waiter) => {
-      if (!waiter.done()) return true;
-      waiter.resolve();
-      return false;
-    });
+    if (this.#waiters.some((waiter) => waiter.done())) {
+      this.#waiters = this.#waiters.filter((waiter) => {
+        if (!waiter.done()) return true;
+        waiter.resolve();
+        return false;
+      });
+    }
   }
 
   /** Throws unless every message from m<first> to m<end - 1> arrived (a count alone would not see one lost). */
@@ -189,12 +193,16 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
   latencies.sort((a, b) => a - b);
   const cpuBefore = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
   const syscallsBefore = processSyscalls(pids.bridge);
+  const ownSyscallsBefore = processSyscalls(process.pid);
+  const ownSystemBefore = process.cpuUsage().system;
   const start = process.hrtime.bigint();
   const checkBurst = await burst(BURST_MESSAGES);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   checkBurst();
   const cpuAfter = [processCpuUs(pids.bridge), ownCpuUs(), processCpuUs(pids.server)];
   const syscallsAfter = processSyscalls(pids.bridge);
+  const ownSyscallsAfter = processSyscalls(process.pid);
+  const ownSystemAfter = process.cpuUsage().system;
   const perMessage = (i: number) => ((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN)) / BURST_MESSAGES;
   return {
     p50: percentile(latencies, 50),
@@ -205,6 +213,9 @@ async function measure(path: Path, pids: Pids): Promise<Result> {
     serverUs: perMessage(2),
     bridgeReads: (syscallsAfter.reads - syscallsBefore.reads) / BURST_MESSAGES,
     bridgeWrites: (syscallsAfter.writes - syscallsBefore.writes) / BURST_MESSAGES,
+    benchReads: (ownSyscallsAfter.reads - ownSyscallsBefore.reads) / BURST_MESSAGES,
+    benchWrites: (ownSyscallsAfter.writes - ownSyscallsBefore.writes) / BURST_MESSAGES,
+    benchSystemUs: (ownSystemAfter - ownSystemBefore) / BURST_MESSAGES,
   };
 }
 
@@ -222,6 +233,9 @@ function median(results: Result[]): Result {
     serverUs: pick("serverUs"),
     bridgeReads: pick("bridgeReads"),
     bridgeWrites: pick("bridgeWrites"),
+    benchReads: pick("benchReads"),
+    benchWrites: pick("benchWrites"),
+    benchSystemUs: pick("benchSystemUs"),
   };
 }
 
@@ -239,19 +253,14 @@ function openStream(url: string, arrivals: Arrivals): Promise<() => void> {
           pending = pending.slice(newline + 1);
           newline = pending.indexOf("\n");
           const text = (JSON.parse(line) as { text: string }).text;
+          const seq = sequenceAtEnd(text);
           if (text === "") resolve(() => req.destroy());
-          else arrivals.arrived(text);
+          else if (seq >= 0) arrivals.arrived(seq);
         }
       });
     });
     req.on("error", reject);
     req.end();
-  });
-}
-
-function onChannelMessage(user: IrcUser, channel: string, from: string, arrivals: Arrivals): void {
-  user.client.on("privmsg", (event) => {
-    if (event.target === channel && event.nick === from) arrivals.arrived(event.message);
   });
 }
 
@@ -274,11 +283,14 @@ async function main(): Promise<void> {
       bridges.push({ label: " (before)", bin, channel: `${CHANNEL}-before`, nick: "bridgebefore" });
     }
     const channels = [...bridges.map((b) => b.channel), FLOOR_CHANNEL];
-    // The floor's two humans on IRC (the reader also reads what the bridges write), and the IRC -> api paths' sender:
-    // a raw connection that reads none of the bridges' lines (raw-irc-sender.ts).
-    const sender = await connectIrcUser(teardown, { ...server, nick: "sender", channels: [FLOOR_CHANNEL] });
-    const reader = await connectIrcUser(teardown, { ...server, nick: "reader", channels });
-    const toBridges = await RawIrcSender.open(
+    // The floor's two clients on IRC (the reader also reads what the bridges write), and the IRC -> api paths'
+    // sender, which reads none of the bridges' lines: raw connections (raw-irc-client.ts), cheap for the load
+    // generator on every path alike.
+    const sender = await RawIrcClient.open("127.0.0.1", server.port, "sender", [FLOOR_CHANNEL]);
+    cleanups.push(() => sender.close());
+    const reader = await RawIrcClient.open("127.0.0.1", server.port, "reader", channels);
+    cleanups.push(() => reader.close());
+    const toBridges = await RawIrcClient.open(
       "127.0.0.1",
       server.port,
       "ircsender",
@@ -286,7 +298,7 @@ async function main(): Promise<void> {
     );
     cleanups.push(() => toBridges.close());
     const floor = new Arrivals();
-    onChannelMessage(reader, FLOOR_CHANNEL, "sender", floor);
+    reader.watch(FLOOR_CHANNEL, "sender", (seq) => floor.arrived(seq));
     const pids = new Map<string, number>();
     const allPaths: Path[] = [];
     for (const [n, { label, bin, channel, nick }] of bridges.entries()) {
@@ -322,7 +334,7 @@ async function main(): Promise<void> {
       const closeStream = await openStream(`http://127.0.0.1:${apiPort}/api/stream`, toApi);
       cleanups.push(closeStream);
       const toIrc = new Arrivals();
-      onChannelMessage(reader, channel, nick, toIrc);
+      reader.watch(channel, nick, (seq) => toIrc.arrived(seq));
       const poster = await PipelinedPoster.open("127.0.0.1", apiPort, POST_CONNECTIONS, "/api/message", {
         before: `{"text":"m`,
         after: `","username":"bench","gateway":"bench"}`,
@@ -349,7 +361,7 @@ async function main(): Promise<void> {
       name: "floor IRC -> IRC",
       arrivals: floor,
       inFlight: 1,
-      send: (seq) => sender.client.raw("PRIVMSG", FLOOR_CHANNEL, `m${seq}`),
+      send: (seq) => sender.say(FLOOR_CHANNEL, `m${seq}`),
     });
     // Rounds alternate between the paths so a burst of load from elsewhere hits all of them; figures are medians.
     const f = (n: number, digits = 3) => n.toFixed(digits);
@@ -357,7 +369,8 @@ async function main(): Promise<void> {
       `CPU µs/msg: bridge ${f(r.bridgeUs, 0)}, load generator ${f(r.benchUs, 0)}, ngircd ${f(r.serverUs, 0)}` +
       (Number.isNaN(r.bridgeWrites)
         ? ""
-        : `; bridge syscalls/msg: ${f(r.bridgeReads, 2)} reads, ${f(r.bridgeWrites, 2)} writes`);
+        : `; syscalls/msg: bridge ${f(r.bridgeReads, 2)} reads, ${f(r.bridgeWrites, 2)} writes, load generator ` +
+          `${f(r.benchReads, 2)} reads, ${f(r.benchWrites, 2)} writes (kernel ${f(r.benchSystemUs, 0)} µs/msg)`);
     // BENCH_PATHS=api measures only the paths whose name holds "api" (and the floor, always): for profiling one.
     const only = process.env.BENCH_PATHS?.split(",").filter(Boolean);
     const paths = allPaths.filter(
