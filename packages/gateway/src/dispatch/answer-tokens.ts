@@ -10,9 +10,15 @@ export interface AnswerTokens {
 const USAGE_WINDOW = 512;
 const PROMPT = /"prompt_tokens"\s*:\s*(\d+)/;
 const COMPLETION = /"completion_tokens"\s*:\s*(\d+)/;
-/** Searched for as bytes: a string needle is encoded again at every search of a Buffer. */
-const USAGE_KEY = '"usage"';
-const USAGE_KEY_BYTES = Buffer.from(USAGE_KEY);
+/**
+ * The key without its opening quote, searched for forwards (as bytes: a string needle is encoded again at every
+ * search of a Buffer). Node's search for `"usage"` is slow on JSON, where its first byte is everywhere, and a search
+ * backwards is slow whatever the needle: 8-10 µs over a 4.8 kB batch of stream events against 1 µs for this one.
+ */
+const USAGE_TAIL = 'usage"';
+const USAGE_TAIL_BYTES = Buffer.from(USAGE_TAIL);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /**
  * Reads the token counts of the last `"usage"` key in `text` (a whole JSON answer, or a piece of an event stream)
@@ -20,10 +26,7 @@ const USAGE_KEY_BYTES = Buffer.from(USAGE_KEY);
  * inside generated text is escaped (`\"usage\"`), so it is skipped. Undefined when there is none.
  */
 export function answerTokens(text: Buffer | string): AnswerTokens | undefined {
-  let at = lastUsageKey(text);
-  while (at > 0 && (typeof text === "string" ? text.charCodeAt(at - 1) : text[at - 1]) === 0x5c) {
-    at = lastUsageKey(text, at - 1);
-  }
+  const at = lastUsageKey(text);
   if (at < 0) return undefined;
   const end = Math.min(text.length, at + USAGE_WINDOW);
   const window = typeof text === "string" ? text.slice(at, end) : text.toString("latin1", at, end);
@@ -40,8 +43,27 @@ export function answerTokens(text: Buffer | string): AnswerTokens | undefined {
   };
 }
 
-function lastUsageKey(text: Buffer | string, before?: number): number {
-  return typeof text === "string" ? text.lastIndexOf(USAGE_KEY, before) : text.lastIndexOf(USAGE_KEY_BYTES, before);
+/** Where the last `"usage"` in `text` that is not escaped (`\\"usage\\"`) starts, or -1. */
+function lastUsageKey(text: Buffer | string): number {
+  return typeof text === "string" ? lastUsageKeyInString(text) : lastUsageKeyInBytes(text);
+}
+
+function lastUsageKeyInBytes(bytes: Buffer): number {
+  let last = -1;
+  for (let tail = bytes.indexOf(USAGE_TAIL_BYTES); tail >= 0; tail = bytes.indexOf(USAGE_TAIL_BYTES, tail + 1)) {
+    if (tail > 0 && bytes[tail - 1] === QUOTE && (tail === 1 || bytes[tail - 2] !== BACKSLASH)) last = tail - 1;
+  }
+  return last;
+}
+
+function lastUsageKeyInString(text: string): number {
+  let last = -1;
+  for (let tail = text.indexOf(USAGE_TAIL); tail >= 0; tail = text.indexOf(USAGE_TAIL, tail + 1)) {
+    if (tail > 0 && text.charCodeAt(tail - 1) === QUOTE && (tail === 1 || text.charCodeAt(tail - 2) !== BACKSLASH)) {
+      last = tail - 1;
+    }
+  }
+  return last;
 }
 
 /** Where the first object in `text` ends (nested objects included), or the text's length. */
