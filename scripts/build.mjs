@@ -5,9 +5,9 @@
 // (a page, a stylesheet, a JSON table) are copied beside the output, so a new file needs no change here. Test files
 // (*.test.*) are never shipped. A build starts from an empty dist/, so a source file deleted or renamed does not
 // leave its old output behind.
-// The services are then bundled with esbuild (bundle() below): the bins run dist/bundle/cli.js, which loads a few
-// dozen files instead of the 600-850 modules that resolving, reading and translating one by one made most of their
-// start-up.
+// The services are then bundled with esbuild (bundle() below) into CommonJS scripts: the bins run
+// dist/bundle/launch.cjs, which runs the service's bundle with V8's code cache, one file instead of the 600-850
+// modules that resolving, reading and translating one by one made most of their start-up.
 // `--if-stale` builds only a package whose dist/ is missing or older than anything under its src/ (files and
 // folders: a folder's mtime changes when an entry is added, removed or renamed) or its build config (this script
 // included).
@@ -21,7 +21,7 @@ import { root } from "./ensure-deps.mjs";
 
 /** common first in the list: the services import it (each package compiles alone, so they build side by side). */
 export const BUILT_PACKAGES = ["common", "bridge", "gateway"];
-/** The packages whose bins run a bundle (dist/bundle/cli.js); common is bundled into them. */
+/** The packages whose bins run a bundle (dist/bundle/launch.cjs); common is bundled into them. */
 const BUNDLED_PACKAGES = ["bridge", "gateway"];
 const STAMP = ".build-stamp";
 
@@ -79,7 +79,7 @@ function runTsc(name) {
  *   bridge's protocol libraries with grammy's transport, node-fetch (each protocol's own code is a chunk of the
  *   bundle, loaded on its first connect),
  *   ioredis (only with `[state] backend = "redis"`) and mDNS discovery.
- * Their lazy imports stay lazy either way (code splitting).
+ * Imported lazily in the sources, they are still loaded on first use only (require() where the import was).
  */
 const EXTERNAL = [
   "better-sqlite3",
@@ -108,11 +108,17 @@ const asciiOnly = (text) =>
   text.replaceAll(/[^\0-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /**
- * Start-up paths also bundled into one CommonJS file each, dist/bundle/<name>.cjs, which the CLI runs through
- * @switchboard/common/code-cache (V8's code cache needs a script, not an ES module). Their lazy imports are inlined
- * and evaluated on first use as in the ES bundle; the ES bundle keeps the same code for starts from the sources.
+ * What each service is bundled into, one CommonJS file per entry, dist/bundle/<name>.cjs:
+ * - `launcher`: what the bin requires (bin/*.cjs). Small, so that it costs little to compile at every start: it reads
+ *   what it must (the bridge's -version), turns on the compile caches and runs the cached bundle.
+ * - `cached`: the service, which the launcher runs through @switchboard/common/code-cache (V8's code cache needs a
+ *   script, not an ES module). Its lazy imports are inlined and evaluated on first use.
+ * CommonJS throughout: an ES module entry would start Node's ES module loader, 10-20 ms of CPU at every start.
  */
-const CACHED_ENTRIES = { gateway: ["cli/serve.ts"], bridge: ["run.ts"] };
+const ENTRIES = {
+  gateway: { launcher: "cli/launch.ts", cached: "cli/program.ts" },
+  bridge: { launcher: "launch.ts", cached: "run.ts" },
+};
 
 /** Whether `specifier` names a package in EXTERNAL (a pattern "@scope/*" covers the scope; a package its subpaths). */
 const isExternalPackage = (specifier) =>
@@ -150,19 +156,16 @@ const nodeImportDefaults = {
 };
 
 /**
- * Bundles a service's src/cli.ts with its dependencies (less EXTERNAL) into dist/bundle/: ESM with code splitting, so
- * every `import()` of the sources stays lazy (a chunk loaded on first use). The unbundled dist/ beside it stays: the
- * gateway's worker threads start on dist/ modules by URL (threads/module-worker.ts, the translation thread's
- * REQUEST_MODULE), and tests import dist/ modules. So that those URLs, the dashboard's files and the package.json
- * (version) are found as before, each source file's `import.meta.url` becomes the URL its tsc output has in dist/
- * (every output file sits in dist/bundle/, so "../<path>.js" relative to the chunk). Bundled CommonJS packages call
- * `require` for Node's built-ins: each output file defines one (createRequire) for them.
+ * Bundles a service's entries (ENTRIES) with their dependencies (less EXTERNAL) into dist/bundle/. The unbundled dist/
+ * beside it stays: the gateway's worker threads start on dist/ modules by URL (threads/module-worker.ts, the
+ * translation thread's REQUEST_MODULE), and tests import dist/ modules. So that those URLs, the dashboard's files and
+ * the package.json (version) are found as before, each source file's `import.meta.url` becomes the URL its tsc output
+ * has in dist/ (every output file sits in dist/bundle/, so "../<path>.js" relative to the bundle's own URL).
  */
 async function bundle(name) {
   const { build: esbuild } = await import("esbuild");
   const src = join(packageDir(name), "src");
   const outdir = join(packageDir(name), "dist", "bundle");
-  const shared = { bundle: true, platform: "node", target: "node20.19", external: EXTERNAL, logLevel: "warning" };
   const moduleUrls = {
     name: "dist-module-urls",
     setup(build) {
@@ -184,29 +187,23 @@ async function bundle(name) {
       }));
     },
   };
+  const { launcher, cached } = ENTRIES[name];
   try {
-    await esbuild({
-      ...shared,
-      entryPoints: [join(src, "cli.ts")],
-      outdir,
-      splitting: true,
-      format: "esm",
-      plugins: [commonSources, moduleUrls],
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
-      },
-    });
-    // The CommonJS bundles' own URL stands for import.meta.url (the sources' URLs are relative to it, as above).
-    for (const entry of CACHED_ENTRIES[name] ?? []) {
+    for (const entry of [launcher, cached]) {
       const outfile = join(outdir, `${basename(entry, ".ts")}.cjs`);
       await esbuild({
-        ...shared,
+        bundle: true,
+        platform: "node",
+        target: "node20.19",
+        external: EXTERNAL,
+        logLevel: "warning",
         entryPoints: [join(src, entry)],
         outfile,
         format: "cjs",
         plugins: [commonSources, moduleUrls, nodeImportDefaults],
+        // The bundle's own URL stands for import.meta.url (the sources' URLs are relative to it, as above).
         define: { "import.meta.url": "__bundleUrl", "import.meta.resolve": "__bundleResolve" },
-        // "use strict" first, as in the ES bundle: esbuild's own comes after the banner, where it is no directive.
+        // "use strict" first, as in an ES module: esbuild's own comes after the banner, where it is no directive.
         banner: {
           js: [
             '"use strict";',

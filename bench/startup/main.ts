@@ -47,7 +47,7 @@ if (installed && !values.installed) {
   console.log(`the workspace's better-sqlite3 does not load on node ${process.version}: using packed installs`);
 }
 const beforeRoot = values.before === undefined ? undefined : resolve(values.before);
-if (beforeRoot !== undefined && !installed && !existsSync(join(beforeRoot, "packages/gateway/dist/bundle/cli.js"))) {
+if (beforeRoot !== undefined && !installed && !existsSync(join(beforeRoot, "packages/gateway/dist/.build-stamp"))) {
   throw new Error(`--before ${beforeRoot}: no built bins there (make it with /tmp/mktree.sh, which builds)`);
 }
 const copies: { bins: Bins; label: string }[] = [];

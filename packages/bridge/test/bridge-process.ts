@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ManagedProcess, startProcess, type Teardown } from "@switchboard/testkit";
 
-export const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
+export const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.cjs", import.meta.url));
 
 /** "<account> listening on http://..." (api accounts; a rocketchat account's WebhookBindAddress). */
 const LISTENING = /([a-z][a-z0-9]*\.[^\s"]+) listening on (http:\/\/[^\s"]+)/g;

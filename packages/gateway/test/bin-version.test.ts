@@ -5,8 +5,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
-const CLI = fileURLToPath(new URL("../dist/bundle/cli.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
+// The command line itself, as the bin runs it for anything but the version flag alone.
+const CLI = fileURLToPath(new URL("../dist/bundle/launch.cjs", import.meta.url));
 const run = (file: string, args: string[]) => spawnSync(process.execPath, [file, ...args], { encoding: "utf8" });
 
 describe("switchboard-gateway --version", { skip: !existsSync(CLI) && "not built" }, () => {

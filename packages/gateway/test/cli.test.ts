@@ -20,7 +20,7 @@ import fc from "fast-check";
 import { parseConfigText } from "../src/load-config.ts";
 import { backendToml, Closers, hello, http, postJson } from "./helpers.ts";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
 const EXAMPLE = fileURLToPath(new URL("../../../examples/gateway.toml", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "gateway-cli-"));
 

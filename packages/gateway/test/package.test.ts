@@ -24,8 +24,9 @@ describe("the packed gateway package", () => {
 
   it("ships the bin, the compiled output and the dashboard's files only, and installs no development tool", () => {
     assert.deepEqual(shippingProblems(pkg, "switchboard-gateway", ["dashboard/"]), []);
-    // What serve runs with V8's code cache (@switchboard/common/code-cache).
-    assert.ok(pkg.files.includes("dist/bundle/serve.cjs"));
+    // What the bin runs: its launcher, and the command line with V8's code cache (@switchboard/common/code-cache).
+    assert.ok(pkg.files.includes("dist/bundle/launch.cjs"));
+    assert.ok(pkg.files.includes("dist/bundle/program.cjs"));
   });
 
   it("--version runs from the installed folder", async () => {

@@ -1,4 +1,4 @@
-// The bin's serve command runs dist/bundle/serve.cjs with V8's code cache (@switchboard/common/code-cache): a start
+// The bin runs its command line from dist/bundle/program.cjs with V8's code cache (@switchboard/common/code-cache): a start
 // from the cache still reads its settings at run time, and a corrupt entry means a normal start that replaces it.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { corruptFile, type FakeLlmServer, freePort, startFakeOpenAI, startProcess } from "@switchboard/testkit";
 import { backendToml, http } from "./helpers.ts";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
-const BUNDLE = fileURLToPath(new URL("../dist/bundle/serve.cjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../dist/bundle/program.cjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "gateway-code-cache-"));
 const cacheDir = join(dir, "cache");
 const entriesDir = join(cacheDir, "switchboard-v8");
