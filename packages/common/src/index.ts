@@ -14,5 +14,6 @@ export {
 } from "./json-shape.ts";
 export { logOutput, readByPerson } from "./log-output.ts";
 export { noSchemaCompilers } from "./no-schema-compilers.ts";
+export { readRegularFile, replaceRegularFile, UnsafeFileError } from "./regular-file.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
 export { packageVersion } from "./version.ts";

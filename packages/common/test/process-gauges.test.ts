@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "prom-client";
 import { registerProcessGauges } from "../src/process-gauges.ts";
 

@@ -1,5 +1,5 @@
+import { readRegularFile, replaceRegularFile } from "@switchboard/common";
 import { ConfigError } from "../config/config-error.ts";
-import { readStateFile, replaceStateFile } from "../state/state-file.ts";
 
 /** What survives a restart: the spend of the current UTC month and day. */
 export interface SpendState {
@@ -20,7 +20,7 @@ const FORMAT_VERSION = 1;
 export function loadSpendState(path: string): SpendState | undefined {
   let text: string | undefined;
   try {
-    text = readStateFile(path);
+    text = readRegularFile(path);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new ConfigError(`budget state file ${path}: cannot read it (${code === "EUNSAFE" ? message : code})`);
@@ -121,7 +121,7 @@ export class SpendStore {
   /** One write; on failure the state stays pending and the condition turns "failing" (reported once). */
   #write(state: SpendState): void {
     try {
-      replaceStateFile(this.#path, serialise(state));
+      replaceRegularFile(this.#path, serialise(state));
     } catch (error) {
       const reason = describe(error);
       if (this.#condition.state === "ok") {

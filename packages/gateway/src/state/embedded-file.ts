@@ -1,5 +1,5 @@
+import { readRegularFile } from "@switchboard/common";
 import { ConfigError } from "../config/config-error.ts";
-import { readStateFile } from "./state-file.ts";
 import type { StoredKey } from "./types.ts";
 
 /** What the embedded store keeps across restarts (rate windows and slots are per process and start empty). */
@@ -23,7 +23,7 @@ const emptyState = (): EmbeddedState => ({ keys: [], usage: {}, spend: {}, recor
 export function loadEmbeddedState(path: string): EmbeddedState {
   let text: string | undefined;
   try {
-    text = readStateFile(path);
+    text = readRegularFile(path);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new ConfigError(`state file ${path}: cannot read it (${code === "EUNSAFE" ? message : code})`);

@@ -1,6 +1,6 @@
+import { replaceRegularFile } from "@switchboard/common";
 import { stepBucket } from "./bucket.ts";
 import { type EmbeddedState, loadEmbeddedState, serialiseEmbeddedState } from "./embedded-file.ts";
-import { replaceStateFile } from "./state-file.ts";
 import type { AdmitRequest, AdmitResult, KeyUsage, RecordKind, SettleRequest, StateStore, StoredKey } from "./types.ts";
 
 /** Usage is written at most this often (a write per request would cost more than the request). */
@@ -14,7 +14,7 @@ export interface EmbeddedStoreOptions {
 
 /**
  * The default store for one gateway: everything in memory, keys, usage, spend and records kept in one JSON file
- * (replaced atomically, see state-file.ts) so that they survive a restart. Rate windows and concurrency slots are
+ * (replaced atomically, see common/regular-file.ts) so that they survive a restart. Rate windows and concurrency slots are
  * per process. Every operation completes synchronously; the promises are the seam's shape.
  */
 export class EmbeddedStore implements StateStore {
@@ -209,7 +209,7 @@ export class EmbeddedStore implements StateStore {
       if (record.expiresAt <= now) delete this.#state.records[id];
     }
     try {
-      replaceStateFile(this.#path, serialiseEmbeddedState(this.#state));
+      replaceRegularFile(this.#path, serialiseEmbeddedState(this.#state));
       this.#failing = false;
     } catch (error) {
       if (!this.#failing) this.#onWriteError(error);

@@ -1,22 +1,10 @@
 // The msteams account's session file: the refresh token of the signed-in user and each channel's last seen time, so
 // a restart neither asks to sign in again nor misses what was said meanwhile. It holds a credential, so it is
-// written as every file the bridge writes (issue 26): never through a planted link (a symlink or a non-regular file
-// at the path is refused), through a new random temporary file beside it (created exclusively, mode 0600, no
-// following of links), flushed to disk, then renamed over the old one, so a crash leaves the old or the new file.
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+// read and written as the gateway's state files are (common/regular-file.ts): a symlink or a non-regular file at the
+// path is refused, never followed; a write goes to a new random temporary file beside it (created exclusively, mode
+// 0600), flushed to disk, then renamed over the old one, so a crash leaves the old or the new file.
 import { basename, dirname, join, resolve } from "node:path";
+import { readRegularFile, replaceRegularFile, UnsafeFileError } from "@switchboard/common";
 import { objectOf, stringOf } from "../json-fields.ts";
 
 export interface Session {
@@ -37,36 +25,15 @@ export function sessionFilePath(setting: string, configPath: string, accountName
   return join(dir, `${config}.msteams-${accountName}.json`);
 }
 
-/** Refuses a path that is a symlink or not a regular file; true when there is a file, false when there is none. */
-function checkTarget(path: string): boolean {
-  let stat: ReturnType<typeof lstatSync>;
-  try {
-    stat = lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw new SessionFileError(`cannot read SessionFile ${path}: ${(error as Error).message}`);
-  }
-  if (stat.isSymbolicLink()) throw new SessionFileError(`SessionFile ${path} is a symbolic link; refusing to use it`);
-  if (!stat.isFile()) throw new SessionFileError(`SessionFile ${path} is not a regular file; refusing to use it`);
-  return true;
-}
-
 /** The session kept at `path`, or undefined when there is none (or it holds no refresh token). */
 export function readSession(path: string): Session | undefined {
-  if (!checkTarget(path)) return undefined;
-  let fd: number;
+  let text: string | undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    text = readRegularFile(path);
   } catch (error) {
-    throw new SessionFileError(`cannot open SessionFile ${path}: ${(error as Error).message}`);
+    throw sessionFileError("read", path, error);
   }
-  let text: string;
-  try {
-    if (!fstatSync(fd).isFile()) throw new SessionFileError(`SessionFile ${path} is not a regular file`);
-    text = readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -84,25 +51,14 @@ export function readSession(path: string): Session | undefined {
 }
 
 export function writeSession(path: string, session: Session): void {
-  checkTarget(path);
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  let fd: number;
   try {
-    fd = openSync(temporary, flags, 0o600);
+    replaceRegularFile(path, `${JSON.stringify({ version: 1, ...session }, null, 2)}\n`);
   } catch (error) {
-    throw new SessionFileError(`cannot write SessionFile ${path}: ${(error as Error).message}`);
+    throw sessionFileError("write", path, error);
   }
-  try {
-    try {
-      writeSync(fd, `${JSON.stringify({ version: 1, ...session }, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw new SessionFileError(`cannot write SessionFile ${path}: ${(error as Error).message}`);
-  }
+}
+
+function sessionFileError(doing: string, path: string, error: unknown): SessionFileError {
+  if (error instanceof UnsafeFileError) return new SessionFileError(`SessionFile ${error.message}`);
+  return new SessionFileError(`cannot ${doing} SessionFile ${path}: ${(error as Error).message}`);
 }

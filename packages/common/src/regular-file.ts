@@ -1,3 +1,6 @@
+// A small file the services keep state or a credential in (the gateway's budget and embedded state, the bridge's
+// Teams session), read and replaced safely in a folder others may write to: a symbolic link or anything but a regular
+// file at the path is refused, never followed, so that a planted link cannot turn a write into a write anywhere.
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -13,12 +16,17 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 
-/** Why a state file's path is refused: it must be a regular file, never a link an attacker could point elsewhere. */
-class UnsafeStateFile extends Error {
+/** The path holds a link or something other than a regular file; the message begins with the path. */
+export class UnsafeFileError extends Error {
+  override readonly name = "UnsafeFileError";
   readonly code = "EUNSAFE";
 }
 
-/** Passes when the path is a regular file or absent; throws UnsafeStateFile for a symbolic link or anything else. */
+function unsafe(path: string, kind: string): UnsafeFileError {
+  return new UnsafeFileError(`${path} is ${kind}: only a regular file is read or replaced there, never followed`);
+}
+
+/** Passes when the path is a regular file or absent. */
 function refuseUnsafe(path: string): void {
   let kind: string;
   try {
@@ -29,14 +37,14 @@ function refuseUnsafe(path: string): void {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  throw new UnsafeStateFile(`${path} is ${kind}: the gateway only reads and replaces a regular file there`);
+  throw unsafe(path, kind);
 }
 
 /**
- * Reads a state file; undefined when there is none. A symbolic link (even to a regular file) or anything but a
- * regular file is refused: the path is opened without following links and checked once open.
+ * The file's text; undefined when there is none. The path is checked, then opened without following links and
+ * without blocking (a FIFO swapped in after the check must not hang the process), and checked again once open.
  */
-export function readStateFile(path: string): string | undefined {
+export function readRegularFile(path: string): string | undefined {
   refuseUnsafe(path);
   let fd: number;
   try {
@@ -44,12 +52,11 @@ export function readStateFile(path: string): string | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    if (code === "ELOOP")
-      throw new UnsafeStateFile(`${path} is a symbolic link: the gateway only reads a regular file`);
+    if (code === "ELOOP") throw unsafe(path, "a symbolic link");
     throw error;
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new UnsafeStateFile(`${path} is not a regular file`);
+    if (!fstatSync(fd).isFile()) throw unsafe(path, "not a regular file");
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
@@ -57,12 +64,12 @@ export function readStateFile(path: string): string | undefined {
 }
 
 /**
- * Replaces a state file atomically and safely in a folder others may write to: the text goes to a new temporary file
- * with a random name created exclusively (O_EXCL, so a planted file or link there is never followed or truncated),
- * is fsynced, then renamed over the state file, which must be a regular file or absent. A crash at any point leaves
- * either the old state or the new one, never a torn file.
+ * Replaces the file atomically: the text goes to a new temporary file with a random name created exclusively
+ * (O_EXCL, so a planted file or link there is never followed or truncated), mode 0600, is fsynced, then renamed over
+ * the path, which must be a regular file or absent. A crash at any point leaves the old text or the new, never a torn
+ * file.
  */
-export function replaceStateFile(path: string, text: string): void {
+export function replaceRegularFile(path: string, text: string): void {
   refuseUnsafe(path);
   const temporary = `${path}.${randomBytes(8).toString("hex")}.tmp`;
   const fd = openSync(
