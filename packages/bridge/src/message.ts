@@ -81,7 +81,20 @@ export function connectedEvent(): Message {
   return emptyMessage({ event: Events.apiConnected, timestamp: timestampNow() });
 }
 
-const q = JSON.stringify;
+/**
+ * Characters JSON.stringify writes other than as themselves: the quote, the backslash, controls, and surrogates
+ * (a lone one is escaped; a string holding any takes the general path).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string: most of a message's fields are empty or plain, quoted without the call. */
+export function quoteJsonString(value: string): string {
+  if (value === "") return '""';
+  return typeof value !== "string" || ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+const q = quoteJsonString;
 
 /** Texts at least this long are quoted once for all the copies of one message (the answer, each destination). */
 const REUSED_QUOTE_CHARS = 16 * 1024;
@@ -104,6 +117,6 @@ export function encodeMessage(m: Message): string {
     `{"text":${quoteText(m.text)},"channel":${q(m.channel)},"username":${q(m.username)},"userid":${q(m.userid)}` +
     `,"avatar":${q(m.avatar)},"account":${q(m.account)},"event":${q(m.event)},"protocol":${q(m.protocol)}` +
     `,"gateway":${q(m.gateway)},"parent_id":${q(m.parent_id)},"timestamp":${q(m.timestamp)},"id":${q(m.id)}` +
-    `,"Extra":${m.Extra === null ? "null" : q(m.Extra)}}`
+    `,"Extra":${m.Extra === null ? "null" : JSON.stringify(m.Extra)}}`
   );
 }

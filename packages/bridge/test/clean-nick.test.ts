@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { cleanNick, MAX_NICK_CODE_POINTS } from "../src/core/clean-nick.ts";
+import { cleanAnyNick, cleanNick, MAX_NICK_CODE_POINTS } from "../src/core/clean-nick.ts";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a clean nick must not hold
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -39,6 +39,35 @@ describe("cleanNick", () => {
         assert.equal(cleanNick(clean), clean);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("returns the usual nick as it is, as the general cleaning would", () => {
+    const unit = fc.oneof(
+      fc.constantFrom(
+        "a",
+        "Z",
+        " ",
+        "_",
+        "\t",
+        "\r",
+        "\n",
+        "\v",
+        "\u0085",
+        "\u2028",
+        "\u202e",
+        "\u2066",
+        "\u007f",
+        "é",
+      ),
+      fc.string({ unit: "grapheme", maxLength: 1 }),
+      fc.string({ unit: "binary", maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 80 }), (nick) => {
+        assert.equal(cleanNick(nick), cleanAnyNick(nick));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { connectedEvent, emptyMessage, encodeMessage, MESSAGE_FIELDS } from "../src/message.ts";
+import { connectedEvent, emptyMessage, encodeMessage, MESSAGE_FIELDS, quoteJsonString } from "../src/message.ts";
 import { formatTimestamp, timestampNow } from "../src/timestamp.ts";
 import { KEYS, TIMESTAMP } from "./helpers.ts";
 
@@ -30,6 +30,22 @@ describe("message codec", () => {
     assert.equal(greeting.event, "api_connected");
     assert.match(greeting.timestamp, TIMESTAMP);
     assert.equal(greeting.Extra, null);
+  });
+});
+
+describe("quoteJsonString", () => {
+  it("quotes a string as JSON.stringify does", () => {
+    const unit = fc.oneof(
+      fc.constantFrom('"', "\\", "\u0000", "\u001f", "\u007f", "\ud800", "\udfff", "\u2028", "a", "/"),
+      fc.string({ unit: "binary", maxLength: 1 }),
+      fc.string({ unit: "grapheme", maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
+        assert.equal(quoteJsonString(text), JSON.stringify(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

@@ -11,8 +11,18 @@ const LINE_BREAKS = /[\r\n\v\f\u0085\u2028\u2029]+/g;
 const INVISIBLE_CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 const TAB = /\t/g;
 const SPACE_RUNS = / {2,}/g;
+/** Any character one of the replacements above would change (the line breaks and the tab are controls too). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
+const ANY_CHANGED = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 export function cleanNick(nick: string): string {
+  // The usual nick (short, plain) is returned as it is: one test instead of three replacements.
+  if (nick.length <= MAX_NICK_CODE_POINTS && !ANY_CHANGED.test(nick)) return nick;
+  return cleanAnyNick(nick);
+}
+
+/** cleanNick without its shortcut for the usual nick (exported for the test that holds the two equal). */
+export function cleanAnyNick(nick: string): string {
   let clean = nick.replace(LINE_BREAKS, " ").replace(TAB, " ").replace(INVISIBLE_CONTROLS, "");
   if (clean !== nick) clean = clean.replace(SPACE_RUNS, " ").trim();
   if (clean.length <= MAX_NICK_CODE_POINTS) return clean;
