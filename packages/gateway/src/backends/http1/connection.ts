@@ -4,6 +4,7 @@ import type { Exchange, ExchangeHolder } from "./exchange.ts";
 import { MalformedResponse } from "./malformed-response.ts";
 import type { ResponseHead } from "./response-head.ts";
 import { ResponseParser } from "./response-parser.ts";
+import { writeThisTurn } from "./turn-writes.ts";
 
 export interface ConnectionSettings {
   host: string;
@@ -28,7 +29,8 @@ export interface ConnectionOwner {
 
 /**
  * Small requests go out joined with their head, in one socket write (corking a head and a body into one writev went
- * through the stream's buffering twice); larger bodies are written after it.
+ * through the stream's buffering twice) made with the other requests of this turn (turn-writes.ts); larger bodies
+ * are written after it, at once.
  */
 const JOIN_BODY_BELOW = 64 * 1024;
 
@@ -158,7 +160,7 @@ export class Http1Connection implements ExchangeHolder {
     }
     const { head, body } = exchange.takeRequest();
     if (body.length < JOIN_BODY_BELOW) {
-      socket.write(joinRequest(head, body));
+      writeThisTurn(socket, joinRequest(head, body));
     } else {
       socket.cork();
       socket.write(head);
