@@ -25,6 +25,19 @@ describe("message codec", () => {
     );
   });
 
+  it("holds what JSON.stringify of the message holds (the state file's rows are written with it)", () => {
+    const text = fc.string({ unit: fc.constantFrom("a", '"', "\\", "\n", "\u0000", "\ud83d", "\ude00", "é", " ") });
+    const extra = fc.oneof(fc.constant(null), fc.dictionary(fc.string(), fc.array(fc.jsonValue(), { maxLength: 3 })));
+    const fields = MESSAGE_FIELDS.filter((field) => field !== "Extra");
+    fc.assert(
+      fc.property(fc.tuple(...fields.map(() => text)), extra, (values, Extra) => {
+        const message = emptyMessage({ ...Object.fromEntries(fields.map((field, i) => [field, values[i]])), Extra });
+        assert.deepEqual(JSON.parse(encodeMessage(message)), JSON.parse(JSON.stringify(message)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("the api_connected greeting has every string empty, Extra null and a timestamp", () => {
     const greeting = connectedEvent();
     assert.equal(greeting.event, "api_connected");

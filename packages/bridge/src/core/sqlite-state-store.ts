@@ -9,7 +9,7 @@
 // at most once a minute, and written again where that matters (see #failed).
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
-import type { Message } from "../message.ts";
+import { encodeMessage, type Message } from "../message.ts";
 import type { RunStatement } from "./chunked-statements.ts";
 import { LogWindow } from "./log-window.ts";
 import { checkStateFile, StateFileError } from "./state-file.ts";
@@ -224,7 +224,8 @@ class SqliteStateStore implements StateStore {
   enqueue(d: StoredDelivery): number {
     const seq = ++this.#lastSeq;
     // Encoded now: the router fills in the copy's ids later (when the message it edits is sent), as a replay does.
-    const message = JSON.stringify(d.message);
+    // encodeMessage writes what JSON.stringify would (keys in a fixed order) at about a third of its cost.
+    const message = encodeMessage(d.message);
     this.#hold(() =>
       this.#held.queue([
         seq,
