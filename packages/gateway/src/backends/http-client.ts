@@ -6,6 +6,7 @@ import { Http1Client } from "./http1/client.ts";
 import { toUnreachable } from "./network-errors.ts";
 import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
 import { type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
+import { wholeReply } from "./whole-reply.ts";
 
 export interface ClientTimeouts {
   /** Time allowed until the response headers arrive, and between body chunks. */
@@ -20,7 +21,8 @@ type Method = "GET" | "POST";
  * Chat completions (`dispatch`, the hot path) to an `http:` backend go through our own lean HTTP/1.1 client
  * (http1/): it costs about a fifth less CPU per request than undici's general-purpose dispatcher. undici stays for
  * `https:` backends (TLS, and these are cloud APIs whose latency dwarfs the difference) and for the calls that are not
- * hot (probes, embeddings, lifecycle), which want its streams, signals and whole-body reads.
+ * hot (embeddings, lifecycle), which want its streams, signals and whole-body reads. The JSON calls (probes, model
+ * listings) to an `http:` backend go through node:http (whole-reply.ts), which spares start-up undici's WebAssembly.
  */
 export class BackendHttpClient {
   readonly #pool: Pool;
@@ -31,6 +33,8 @@ export class BackendHttpClient {
   /** The JSON headers as undici's flat [name, value, ...] list (cheaper per request than an object). */
   readonly #jsonHeaderList: string[];
   readonly #timeoutMs: number;
+  /** The base URL of an `http:` backend (its JSON calls go through node:http), undefined otherwise. */
+  readonly #plainHttpBase: string | undefined;
 
   /**
    * `authHeaders`: how this backend is given its key (default `Authorization: Bearer <api key>` when one is
@@ -39,6 +43,7 @@ export class BackendHttpClient {
   constructor(settings: BackendSettings, timeouts: ClientTimeouts, authHeaders?: Record<string, string>) {
     const url = new URL(settings.url);
     this.#basePath = url.pathname.replace(/\/+$/, "");
+    this.#plainHttpBase = url.protocol === "http:" ? url.origin + this.#basePath : undefined;
     this.#timeoutMs = timeouts.requestTimeoutMs;
     this.#pool = new Pool(url.origin, {
       keepAliveTimeout: 30_000,
@@ -149,7 +154,16 @@ export class BackendHttpClient {
 
   async #json(method: Method, path: string, body: string | undefined, timeoutMs: number): Promise<unknown> {
     const signal = AbortSignal.timeout(timeoutMs);
-    const reply = await this.fetch(method, path, body, { signal, timeoutMs });
+    const reply =
+      this.#plainHttpBase === undefined
+        ? await this.fetch(method, path, body, { signal, timeoutMs })
+        : await wholeReply(
+            this.#plainHttpBase + path,
+            method,
+            body === undefined ? this.#plainHeaders : this.#jsonHeaders,
+            body,
+            signal,
+          );
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
       throw new Error(`${method} ${path} answered HTTP ${reply.statusCode}`);
     }
