@@ -89,6 +89,24 @@ export interface AnswerScan {
   refusal: string | undefined;
 }
 
+/** The spelling of Content-Length the last answer used: a server spells it the same way in every answer. */
+let usualSpelling = CONTENT_LENGTH_LOWER;
+
+/**
+ * Where the head between `start` and `headEnd` has its Content-Length line, or -1. Buffer.indexOf does not stop at
+ * the head's end: a spelling the head does not use would be looked for through every answer after it (quadratic in
+ * the bytes of one read), so the spelling that matched last is tried first.
+ */
+function contentLengthAt(data: Buffer, start: number, headEnd: number): number {
+  const at = data.indexOf(usualSpelling, start);
+  if (at >= 0 && at < headEnd) return at;
+  const other = usualSpelling === CONTENT_LENGTH_LOWER ? CONTENT_LENGTH : CONTENT_LENGTH_LOWER;
+  const otherAt = data.indexOf(other, start);
+  if (otherAt < 0 || otherAt > headEnd) return -1;
+  usualSpelling = other;
+  return otherAt;
+}
+
 /** Counts the complete HTTP/1.1 answers in `data` from their heads' raw bytes; stops at the first that is not a 200. */
 export function scanAnswers(data: Buffer): AnswerScan {
   let start = 0;
@@ -96,10 +114,9 @@ export function scanAnswers(data: Buffer): AnswerScan {
   for (;;) {
     const headEnd = data.indexOf(HEAD_END, start);
     if (headEnd < 0) break;
-    let lengthAt = data.indexOf(CONTENT_LENGTH, start);
-    if (lengthAt < 0 || lengthAt > headEnd) lengthAt = data.indexOf(CONTENT_LENGTH_LOWER, start);
+    const lengthAt = contentLengthAt(data, start, headEnd);
     let bodyLength = 0;
-    if (lengthAt >= 0 && lengthAt < headEnd) {
+    if (lengthAt >= 0) {
       let at = lengthAt + CONTENT_LENGTH.length;
       while (data[at] === SPACE) at++;
       for (let digit = (data[at] ?? 0) - DIGIT_0; digit >= 0 && digit <= 9; digit = (data[++at] ?? 0) - DIGIT_0) {
@@ -114,7 +131,7 @@ export function scanAnswers(data: Buffer): AnswerScan {
       const body = data.toString("latin1", headEnd + 4, end);
       return { answers, consumed: start, refusal: `${statusLine}: ${body}` };
     }
-    if (lengthAt < 0 || lengthAt > headEnd) {
+    if (lengthAt < 0) {
       return { answers, consumed: start, refusal: "a 200 without Content-Length, which this generator cannot frame" };
     }
     answers++;
