@@ -2,7 +2,6 @@
 // reads the command line (command-line.ts) and runs the bridge from its own bundle, dist/bundle/run.cjs, with V8's
 // code cache (@switchboard/common/code-cache). CommonJS from the bin on: Node then never starts its ES module
 // loader, which cost 10-20 ms of CPU at every start.
-import { loadCachedBundle } from "@switchboard/common/code-cache";
 import { enableCompileCache } from "@switchboard/common/compile-cache";
 import { runCommandLine } from "./command-line.ts";
 
@@ -13,6 +12,8 @@ const RUN_BUNDLE = new URL("./bundle/run.cjs", import.meta.url);
 
 // A failure rejects, and Node ends the process with it (exit code 1), as with the ES entry's top-level await.
 void runCommandLine(process.argv.slice(2), async () => {
+  // Only to run: -version and -help need neither the bundle nor node:crypto (the cache's key).
+  const { loadCachedBundle } = await import("@switchboard/common/code-cache");
   const bundle = loadCachedBundle<typeof import("./run.ts")>(RUN_BUNDLE, "bridge");
   if (bundle === undefined) throw new Error(`${RUN_BUNDLE.pathname} is missing; run \`npm run build\` first`);
   return { runBridge: bundle.exports.runBridge, answering: () => bundle.started() };
