@@ -22,8 +22,8 @@ const SIMULATED_MODELS = ["--model", "llama3.2:3b", "--model", "llama3.1:8b", "-
 const SIMULATOR = "ollama-simulator";
 
 const services = [
-  { name: "bridge", args: ["packages/bridge/bin/switchboard-bridge.mjs", "-conf", "examples/bridge.toml"] },
-  { name: "gateway", args: ["packages/gateway/bin/switchboard-gateway.mjs", "serve", "-c", "examples/gateway.toml"] },
+  { name: "bridge", args: ["packages/bridge/bin/switchboard-bridge.cjs", "-conf", "examples/bridge.toml"] },
+  { name: "gateway", args: ["packages/gateway/bin/switchboard-gateway.cjs", "serve", "-c", "examples/gateway.toml"] },
 ];
 
 const running = new Map();

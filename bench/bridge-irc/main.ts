@@ -5,13 +5,14 @@
 // Flags: --before DIR (also measure the bridge built in DIR, a checkout of an earlier commit, in the same run: its
 //        own channel and api account, rounds alternating with this checkout's) --nice=N (the bridges, ngIRCd and
 //        the load generator at nice N, e.g. -10 on a shared machine) --help
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { freePort, startNgircd, startProcess } from "@switchboard/testkit";
+import { REPOSITORY_ROOT, serviceBin } from "../service-bin.ts";
 import { PipelinedPoster } from "./pipelined-poster.ts";
 import { RawIrcClient, sequenceAtEnd } from "./raw-irc-client.ts";
 
@@ -34,10 +35,8 @@ const POST_CONNECTIONS = Number(process.env.BENCH_POST_CONNECTIONS ?? 4);
 const POSTS_IN_FLIGHT = Number(process.env.BENCH_POSTS_IN_FLIGHT ?? 256);
 const TIMEOUT_MS = 60_000;
 
-const here = fileURLToPath(new URL(".", import.meta.url));
 /** BENCH_BRIDGE_BIN runs another build of the bridge (a copy of an older commit, for a before/after). */
-const BIN = process.env.BENCH_BRIDGE_BIN ?? join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
-const BRIDGE_BIN_IN_CHECKOUT = "packages/bridge/bin/switchboard-bridge.mjs";
+const BIN = process.env.BENCH_BRIDGE_BIN ?? serviceBin(REPOSITORY_ROOT, "bridge");
 
 const { values: flags } = parseArgs({
   options: { before: { type: "string" }, nice: { type: "string" }, help: { type: "boolean", default: false } },
@@ -294,7 +293,7 @@ async function main(): Promise<void> {
     // Each bridge in its own channel (with its own api account and state file): neither relays the other's burst.
     const bridges = [{ label: "", bin: BIN, channel: CHANNEL, nick: "bridge" }];
     if (flags.before !== undefined) {
-      const bin = join(flags.before, BRIDGE_BIN_IN_CHECKOUT);
+      const bin = serviceBin(flags.before, "bridge");
       bridges.push({ label: " (before)", bin, channel: `${CHANNEL}-before`, nick: "bridgebefore" });
     }
     const channels = [...bridges.map((b) => b.channel), FLOOR_CHANNEL];

@@ -3,17 +3,17 @@
 // once ngIRCd is back: how long reading the queue back takes (from the log), how long until the bridge is ready,
 // and until an IRC client in the channel has received the last message. The same start with an empty state file is
 // measured beside it, so the replay's own share shows as a ratio.
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connectIrcUser, type ManagedProcess, startNgircd, startProcess } from "@switchboard/testkit";
 import { Pool } from "undici";
+import { REPOSITORY_ROOT, serviceBin } from "../service-bin.ts";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const IN_FLIGHT = 16;
-const here = fileURLToPath(new URL(".", import.meta.url));
-const BIN = join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+const BIN = serviceBin(REPOSITORY_ROOT, "bridge");
 
 interface LogLine {
   time: number;

@@ -2,6 +2,7 @@
 // clients, for the bridge (real bin, two api accounts on one gateway) and, side by side, a minimal node:http
 // POST -> NDJSON fan-out server (the floor). Prints one summary line plus the ratios, then the cost of durability:
 // the same bridge with its state file (the default) against one started with StateFile = "" (nothing kept).
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
 import { Pool } from "undici";
+import { REPOSITORY_ROOT, serviceBin } from "../service-bin.ts";
 
 const STREAM_CLIENTS = 10;
 const WARMUP = 1_000;
@@ -19,7 +21,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 /** BENCH_BRIDGE_BIN runs another build of the bridge (a copy of an older commit, for a before/after). */
-const BIN = process.env.BENCH_BRIDGE_BIN ?? join(here, "../../packages/bridge/bin/switchboard-bridge.mjs");
+const BIN = process.env.BENCH_BRIDGE_BIN ?? serviceBin(REPOSITORY_ROOT, "bridge");
 
 interface Target {
   name: string;

@@ -2,6 +2,7 @@
 // the key-less path, all run side by side on the same machine; then two Redis-backed replicas behind a round-robin
 // balancer against one replica behind the same balancer. Ratios are printed; nothing is asserted.
 // `npm run bench gateway-keys [-- --seconds 5 --connections 32]`
+
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,10 +12,11 @@ import { freePort, type ManagedProcess, startProcess, startRedis } from "@switch
 import type { LoadOptions, LoadResult } from "../gateway/load.ts";
 import { machineLine } from "../gateway/table.ts";
 import { BENCH_MODEL } from "../gateway/upstream.ts";
+import { serviceBin } from "../service-bin.ts";
 import { startBalancer } from "./balancer.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const BIN = join(root, "packages/gateway/bin/switchboard-gateway.mjs");
+const BIN = serviceBin(root, "gateway");
 const flag = (name: string, fallback: number) => {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;

@@ -16,7 +16,7 @@ import { freePort, type ManagedProcess, startProcess } from "@switchboard/testki
 import { Agent, request } from "undici";
 import { cpuTicks } from "../gateway/run.ts";
 import { median } from "../gateway/stats.ts";
-import { GATEWAY_BIN } from "../gateway/switchboard.ts";
+import { serviceBin } from "../service-bin.ts";
 import { queueCostMicros } from "./in-process.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -82,7 +82,7 @@ async function startGateway(upstreamUrl: string, limit: number | undefined, dirs
   const child = await startProcess({
     name: "gateway",
     command: process.execPath,
-    args: [join(root, GATEWAY_BIN), "serve", "-c", file],
+    args: [serviceBin(root, "gateway"), "serve", "-c", file],
     cwd: root,
     ready: { port },
     timeoutMs: 30_000,

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type ManagedProcess, startProcess } from "@switchboard/testkit";
-import { GATEWAY_BIN, minimalSwitchboardConfig } from "../gateway/switchboard.ts";
+import { minimalSwitchboardConfig } from "../gateway/switchboard.ts";
+import { serviceBin } from "../service-bin.ts";
 
 export type TargetName = "gateway" | "gateway-features" | "proxy";
 
@@ -147,7 +148,7 @@ export async function startTarget(name: TargetName, options: StartOptions): Prom
     file,
     features ? featuresConfig(port, options.upstreamUrl, dir) : minimalSwitchboardConfig(port, options.upstreamUrl),
   );
-  const bin = join(options.root, GATEWAY_BIN);
+  const bin = serviceBin(options.root, "gateway");
   const env = features ? { BENCH_GATEWAY_MASTER_KEY: MASTER_KEY } : {};
   const child = await start([bin, "serve", "-c", file], env).catch(async (error: Error) => {
     // Other work in the same checkout may be rebuilding dist/ just now: once more, a little later.

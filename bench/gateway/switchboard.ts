@@ -1,9 +1,9 @@
 // Switchboard's gateway as the system under test: its configuration for the bench, and how it is started.
+
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-export const GATEWAY_BIN = "packages/gateway/bin/switchboard-gateway.mjs";
+import { serviceBin } from "../service-bin.ts";
 
 /** The gateway's config in Nexus's format with nothing but its address and one backend, the fake upstream. */
 export function minimalSwitchboardConfig(port: number, upstreamUrl: string): string {
@@ -79,7 +79,9 @@ export function writeSwitchboardConfig(port: number, upstreamUrl: string): strin
 
 /** Why the gateway cannot be benchmarked from `root`, or undefined when its bin is there. */
 export function switchboardMissing(root: string): string | undefined {
-  if (!existsSync(join(root, GATEWAY_BIN))) return `${GATEWAY_BIN} does not exist yet`;
+  if (!existsSync(join(root, "packages/gateway/package.json"))) return "packages/gateway does not exist yet";
+  const bin = serviceBin(root, "gateway");
+  if (!existsSync(bin)) return `${bin} does not exist yet`;
   if (!existsSync(join(root, "packages/gateway/src/cli.ts"))) return "packages/gateway/src/cli.ts does not exist yet";
   return undefined;
 }

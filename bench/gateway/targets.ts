@@ -2,9 +2,10 @@
 // Portkey (install on demand, the stock build for JSON and the patched build for streams).
 import { dirname, join } from "node:path";
 import { freePort, type ManagedProcess } from "@switchboard/testkit";
+import { serviceBin } from "../service-bin.ts";
 import { installPortkey, portkeyHeaders } from "./portkey.ts";
 import { probe } from "./run.ts";
-import { GATEWAY_BIN, switchboardMissing, writeSwitchboardConfig } from "./switchboard.ts";
+import { switchboardMissing, writeSwitchboardConfig } from "./switchboard.ts";
 import type { TargetName } from "./table.ts";
 import { BENCH_MODEL } from "./upstream.ts";
 
@@ -62,7 +63,7 @@ export async function startSwitchboard(
   temporaryDirs.push(dirname(config));
   const profile = profileFlags(name);
   try {
-    const gateway = await startServer(name, [...profile, join(root, GATEWAY_BIN), "serve", "-c", config], port);
+    const gateway = await startServer(name, [...profile, serviceBin(root, "gateway"), "serve", "-c", config], port);
     const url = `http://127.0.0.1:${port}`;
     const failure = await probe(`${url}/v1/chat/completions`, chatBody(false), {}, "chatcmpl-bench", 20_000);
     if (failure) return { name, unavailable: `its answer was wrong: ${failure}`, pids: [] };

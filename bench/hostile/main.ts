@@ -7,6 +7,7 @@
 // them, because a stall a hostile request causes recurs in every run while a spike of the machine does not.
 // Flags: --duration S (3) --runs N (3) --concurrency N (4) --services gateway,bridge --cases NAME,NAME (substrings)
 // --node-flags="FLAGS" (added to each service's node, e.g. --node-flags="--cpu-prof --cpu-prof-dir=/tmp/prof" to see a long turn)
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,6 +16,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { type ManagedProcess, startProcess } from "@switchboard/testkit";
 import { Pool } from "undici";
+import { serviceBin } from "../service-bin.ts";
 import { ANTHROPIC_MODEL, bridgeCases, gatewayCases, type HostileCase, NORMAL, type Service } from "./payloads.ts";
 import { type PhaseResult, renderReport } from "./report.ts";
 
@@ -136,7 +138,7 @@ async function startGateway(): Promise<RunningService> {
   );
   const gateway = await start(
     "gateway",
-    [...MONITOR, join(root, "packages/gateway/bin/switchboard-gateway.mjs"), "serve", "-c", config, "-l", "info"],
+    [...MONITOR, serviceBin(root, "gateway"), "serve", "-c", config, "-l", "info"],
     "listening on",
     { BENCH_ANTHROPIC_KEY: "bench-key" },
   );
@@ -151,11 +153,7 @@ async function startBridge(): Promise<RunningService> {
       `[[gateway]]\nname = "bench"\nenable = true\n` +
       `[[gateway.inout]]\naccount = "api.in"\nchannel = "api"\n[[gateway.inout]]\naccount = "api.out"\nchannel = "api"\n`,
   );
-  const bridge = await start(
-    "bridge",
-    [...MONITOR, join(root, "packages/bridge/bin/switchboard-bridge.mjs"), "-conf", config],
-    "bridge started",
-  );
+  const bridge = await start("bridge", [...MONITOR, serviceBin(root, "bridge"), "-conf", config], "bridge started");
   return { url: urlAfter(bridge, "api.in listening on"), process: bridge };
 }
 

@@ -9,6 +9,7 @@
 // --quiet-minutes 10 (between quiet moments: load held, heap snapshots, live heap and handles sampled)
 // --keep-snapshots DIR (keeps each process's first and last heap snapshot there, to compare in DevTools)
 // --node-flags="..." (added to both services' node, e.g. --heapsnapshot-near-heap-limit=1)
+
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,6 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type ManagedProcess, startProcess, type Teardown } from "@switchboard/testkit";
+import { serviceBin } from "../service-bin.ts";
 import { BridgeSoak } from "./bridge-soak.ts";
 import { GatewaySoak } from "./gateway-soak.ts";
 import { SNAPSHOT_FLAG, takeHeapSnapshot } from "./heap-snapshot.ts";
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   const baselineUrl = /listening on (http:\/\/[\d.:]+)/.exec(baseline.output)?.[1];
   const gateway = await GatewaySoak.start(
     {
-      bin: join(root, "packages/gateway/bin/switchboard-gateway.mjs"),
+      bin: serviceBin(root, "gateway"),
       dir,
       cwd: snapshotDir,
       workers: Number(values.workers),
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
   );
   const bridge = await BridgeSoak.start(
     {
-      bin: join(root, "packages/bridge/bin/switchboard-bridge.mjs"),
+      bin: serviceBin(root, "bridge"),
       dir,
       cwd: snapshotDir,
       rate: Number(values.rate),

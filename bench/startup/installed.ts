@@ -3,9 +3,9 @@
 // (the bridge's state file) is built for one of them; a packed install builds it for the running Node, so the bench
 // never rebuilds the shared copy under engineers running tests on the other Node.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { installPacked } from "@switchboard/testkit/pack-install";
+import { serviceBin } from "../service-bin.ts";
 
 export interface Bins {
   gateway: string;
@@ -21,15 +21,8 @@ export function sqliteLoadsHere(root: string): boolean {
   return probe.status === 0;
 }
 
-/** The file a package's bin runs, as its package.json names it (an earlier checkout's may differ). */
-function binOf(root: string, name: "gateway" | "bridge"): string {
-  const dir = join(root, "packages", name);
-  const { bin } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: Record<string, string> };
-  return join(dir, bin[`switchboard-${name}`]!);
-}
-
 export function workspaceBins(root: string): Bins {
-  return { gateway: binOf(root, "gateway"), bridge: binOf(root, "bridge"), remove() {} };
+  return { gateway: serviceBin(root, "gateway"), bridge: serviceBin(root, "bridge"), remove() {} };
 }
 
 /** Packs and installs both services (a few minutes when native addons are built). */

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { startProcess, type Teardown } from "@switchboard/testkit";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-bridge.cjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "bridge-log-format-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const config = join(dir, "matterbridge.toml");

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { startProcess, type Teardown } from "@switchboard/testkit";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "gateway-log-format-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const config = join(dir, "gateway.toml");

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { startProcess, waitUntil, withTimeout } from "@switchboard/testkit";
 import { backendToml } from "./helpers.ts";
 
-const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "gateway-shutdown-"));
 
 /** A backend whose "endless" model streams one event and then nothing, and whose "quick" model answers in 300 ms. */

@@ -21,7 +21,7 @@ import {
 import { request } from "undici";
 import { backendToml, Closers, hello, http, postJson } from "../helpers.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/switchboard-gateway.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/switchboard-gateway.cjs", import.meta.url));
 const MASTER = "replica-master-key-0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-replicas";
 const admin = { authorization: `Bearer ${MASTER}` };
