@@ -4,15 +4,21 @@ import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import { backendToml, Closers, hello, http, startTestGateway } from "./helpers.ts";
 
-/** A TCP relay in front of a backend that counts the connections the gateway holds open to it. */
-async function countingRelay(target: number): Promise<{ url: string; open(): number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
+/**
+ * A TCP relay in front of a backend that knows which of the gateway's connections to it carried which requests (the
+ * request lines seen on each), so that a test can watch the one that carried a given request close.
+ */
+async function requestRelay(
+  target: number,
+): Promise<{ url: string; carrying(path: string): Socket[]; close(): Promise<void> }> {
+  const requestLines = new Map<Socket, string>();
   const server: Server = createServer((client) => {
     const upstream = connect(target, "127.0.0.1");
-    sockets.add(client);
+    requestLines.set(client, "");
+    client.on("data", (chunk: Buffer) => requestLines.set(client, requestLines.get(client) + chunk.toString("latin1")));
     client.pipe(upstream).pipe(client);
     const end = () => {
-      sockets.delete(client);
+      requestLines.delete(client);
       client.destroy();
       upstream.destroy();
     };
@@ -23,10 +29,10 @@ async function countingRelay(target: number): Promise<{ url: string; open(): num
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    open: () => sockets.size,
+    carrying: (path) => [...requestLines].filter(([, bytes]) => bytes.includes(`POST ${path} `)).map(([s]) => s),
     close: () =>
       new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        for (const socket of requestLines.keys()) socket.destroy();
         server.close(() => resolve());
       }),
   };
@@ -40,13 +46,13 @@ interface BackendStats {
 
 describe("a client that disconnects", () => {
   let upstream: FakeLlmServer;
-  let relay: Awaited<ReturnType<typeof countingRelay>>;
+  let relay: Awaited<ReturnType<typeof requestRelay>>;
   let url: string;
   const closers = new Closers();
 
   before(async () => {
     upstream = await startFakeOpenAI({ models: [{ id: "m", capabilities: ["completion", "embedding"] }] });
-    relay = await countingRelay(upstream.port);
+    relay = await requestRelay(upstream.port);
     url = (await startTestGateway(backendToml("b", relay.url), closers)).url;
   });
   after(async () => {
@@ -64,7 +70,6 @@ describe("a client that disconnects", () => {
   ] as const) {
     it(`${name}: counted as a client abort, and its backend connection is closed`, async () => {
       upstream.setFault({ kind: "stall", scope: "inference" });
-      const idleBefore = relay.open();
       const before = await stats();
       const controller = new AbortController();
       const request = fetch(`${url}${path}`, {
@@ -74,6 +79,9 @@ describe("a client that disconnects", () => {
         signal: controller.signal,
       }).catch(() => undefined);
       await waitUntil(() => upstream.inFlight > 0, { timeoutMs: 10_000 });
+      // The connection that carries the stalled request: the abort must close it (a reused one would wait forever).
+      const carriers = relay.carrying(path);
+      assert.equal(carriers.length, 1);
       controller.abort();
       await request;
       await waitUntil(() => upstream.inFlight === 0, { timeoutMs: 10_000 });
@@ -81,7 +89,7 @@ describe("a client that disconnects", () => {
       const afterAbort = await stats();
       assert.equal(afterAbort.errors, before.errors, "not a backend error");
       assert.equal(afterAbort.client_aborts, (before.client_aborts ?? 0) + 1);
-      await waitUntil(() => relay.open() <= idleBefore, { timeoutMs: 10_000 });
+      await waitUntil(() => carriers[0]!.destroyed, { timeoutMs: 10_000 });
       upstream.setFault({ kind: "none" });
     });
   }
