@@ -20,7 +20,6 @@ describe("the fast post's bodies", () => {
       bodyLimit: 1 << 20,
       check: undefined,
       logger: pino({ level: "silent" }),
-      logRequest: () => {},
       isServing: () => true,
       retryAfterSeconds: () => 1,
       shuttingDownMessage: "stopping",

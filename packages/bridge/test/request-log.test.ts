@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { requestLogger } from "../src/accounts/api/request-log.ts";
+import { requestLogger, routeLogger } from "../src/accounts/api/request-log.ts";
 import { createLogger } from "../src/logger.ts";
 
 function loggerInto(lines: string[], debug: boolean, account: string) {
@@ -50,11 +50,35 @@ describe("api request lines", () => {
     );
   });
 
+  it("of one route (routeLogger) are the lines requestLogger writes for its method and path", () => {
+    const text = fc.string({ unit: "binary", maxLength: 40 }).filter((path) => !path.includes("?"));
+    fc.assert(
+      fc.property(
+        fc.constantFrom("GET", "POST", "HEAD"),
+        text,
+        fc.integer({ min: 100, max: 599 }),
+        fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY)),
+        fc.boolean(),
+        text,
+        (method, path, status, durationMs, debug, account) => {
+          const expected: string[] = [];
+          const written: string[] = [];
+          requestLogger(loggerInto(expected, debug, account))(method, path, status, durationMs);
+          routeLogger(loggerInto(written, debug, account), method, path)(status, durationMs);
+          assert.equal(written.length, 1);
+          assert.equal(sameTime(written[0]), sameTime(expected[0]));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("are not written when the logger's level is above info", () => {
     const written: string[] = [];
     const logger = loggerInto(written, false, "api.a");
     logger.level = "warn";
     requestLogger(logger)("GET", "/api/health", 200, 1);
+    routeLogger(logger, "POST", "/api/message")(200, 1);
     assert.deepEqual(written, []);
   });
 });

@@ -3,7 +3,7 @@ export { beginJoinedWrite, endJoinedWrite } from "./http1/joined-writes.ts";
 export { type HeaderValue, PreparedHeaders } from "./http1/prepared-headers.ts";
 export { RawIngress, type RawIngressOptions } from "./http1/raw-ingress.ts";
 export { RawRequest } from "./http1/raw-request.ts";
-export { RawResponse, type ResponseEnd } from "./http1/raw-response.ts";
+export { type FinishListener, RawResponse, type ResponseEnd } from "./http1/raw-response.ts";
 export { type HeadReading, type RequestHead, readRequestHead } from "./http1/request-head.ts";
 export {
   JsonShapeScanner,

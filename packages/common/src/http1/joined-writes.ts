@@ -1,20 +1,26 @@
 import type { Socket } from "node:net";
 
-type Done = (error?: Error | null) => void;
+/**
+ * An answer whose last write was kept: told once the joined write is done. An object rather than a callback, so that
+ * an answer written joined needs no closure of its own.
+ */
+export interface JoinedWriteDone {
+  writeDone(error?: Error | null): void;
+}
 
-/** What the raw answers of one socket wrote while joined: their text in order, and their callbacks. */
+/** What the raw answers of one socket wrote while joined: their text in order, and the answers it ends. */
 class JoinedWrite {
   text = "";
-  dones: Done[] = [];
+  ended: JoinedWriteDone[] = [];
 
-  /** Writes what is kept, in one socket write; its callback calls each answer's in order. */
+  /** Writes what is kept, in one socket write; its callback tells each answer it ends, in order. */
   flush(socket: Socket): void {
-    const { text, dones } = this;
+    const { text, ended } = this;
     if (text.length === 0) return;
     this.text = "";
-    this.dones = [];
+    this.ended = [];
     socket.write(text, (error) => {
-      for (const done of dones) done(error);
+      for (const answer of ended) answer.writeDone(error);
     });
   }
 }
@@ -38,12 +44,15 @@ export function endJoinedWrite(socket: Socket): void {
   write.flush(socket);
 }
 
-/** Keeps `text` for the joined write of `socket`, if one is open: true when it was kept. */
-export function keepForJoinedWrite(socket: Socket, text: string, done: Done | undefined): boolean {
+/**
+ * Keeps `text` for the joined write of `socket`, if one is open: true when it was kept. `ends`, when the text is the
+ * end of an answer, is told once the joined write is done.
+ */
+export function keepForJoinedWrite(socket: Socket, text: string, ends: JoinedWriteDone | undefined): boolean {
   const write = joined.get(socket);
   if (write === undefined) return false;
   write.text += text;
-  if (done !== undefined) write.dones.push(done);
+  if (ends !== undefined) write.ended.push(ends);
   return true;
 }
 

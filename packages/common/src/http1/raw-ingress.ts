@@ -94,16 +94,14 @@ export class RawIngress {
   }
 }
 
-/** A request being answered here. */
-interface InFlight {
-  request: RawRequest;
-  response: RawResponse;
-}
-
 class RawConnection implements ResponseEnd {
   #held: Buffer | undefined;
-  /** The requests served and not yet answered in full, in their order. */
-  #inFlight: InFlight[] = [];
+  /**
+   * The requests served and not yet answered in full, in their order, and their answers (at the same index): two
+   * arrays rather than an object per request.
+   */
+  #inFlight: RawRequest[] = [];
+  #answering: RawResponse[] = [];
   /** The answers not yet all in the socket's hands, in their order: the first one has the turn to write. */
   #unwritten: RawResponse[] = [];
   /** When the request being read must be complete (0: none being read). */
@@ -183,8 +181,8 @@ class RawConnection implements ResponseEnd {
     const keepAlive = !this.#clientEnded && !this.ingress.stopping;
     const hasTurn = this.#unwritten.length === 0;
     const response = new RawResponse(this.socket, keepAlive, this.#keepAliveSeconds, this, hasTurn);
-    const inFlight = { request, response };
-    this.#inFlight.push(inFlight);
+    this.#inFlight.push(request);
+    this.#answering.push(response);
     this.#unwritten.push(response);
     this.socket.setTimeout(0);
     let served: boolean;
@@ -198,6 +196,7 @@ class RawConnection implements ResponseEnd {
     }
     if (served) return true;
     this.#inFlight.pop();
+    this.#answering.pop();
     this.#unwritten.pop();
     this.#held = held;
     if (this.#inFlight.length === 0) this.#handOff();
@@ -213,8 +212,11 @@ class RawConnection implements ResponseEnd {
 
   /** An answer was written (RawResponse): the next request, or the end of the connection. */
   finished(response: RawResponse, keepAlive: boolean): void {
-    const at = this.#inFlight.findIndex((inFlight) => inFlight.response === response);
-    if (at >= 0) this.#inFlight.splice(at, 1);
+    const at = this.#answering.indexOf(response);
+    if (at >= 0) {
+      this.#inFlight.splice(at, 1);
+      this.#answering.splice(at, 1);
+    }
     if (!keepAlive || this.#clientEnded || this.ingress.stopping) {
       if (this.#inFlight.length === 0 || !keepAlive) this.socket.end();
       return;
@@ -229,7 +231,7 @@ class RawConnection implements ResponseEnd {
       this.socket.destroy();
       return;
     }
-    for (const { response } of this.#inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+    for (const response of this.#answering) if (!response.headersSent) response.shouldKeepAlive = false;
   }
 
   #waitUntilDeadline(now: number): void {
@@ -288,12 +290,15 @@ class RawConnection implements ResponseEnd {
   };
 
   #abandon(): void {
-    const inFlight = this.#inFlight;
+    const requests = this.#inFlight;
+    const responses = this.#answering;
     this.#inFlight = [];
+    this.#answering = [];
     this.#unwritten = [];
-    for (const { request, response } of inFlight) {
+    for (let i = 0; i < requests.length; i++) {
+      const response = responses[i] as RawResponse;
       if (response.writableFinished) continue;
-      request.emit("close");
+      (requests[i] as RawRequest).emit("close");
       response.abandon();
     }
   }

@@ -3,7 +3,7 @@ import type { OutgoingHttpHeader, OutgoingHttpHeaders } from "node:http";
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from "node:http";
 import type { Socket } from "node:net";
 import { httpDate } from "./http-date.ts";
-import { flushJoinedWrite, keepForJoinedWrite } from "./joined-writes.ts";
+import { flushJoinedWrite, type JoinedWriteDone, keepForJoinedWrite } from "./joined-writes.ts";
 import { type HeaderValue, headerLines, PreparedHeaders } from "./prepared-headers.ts";
 
 /**
@@ -26,6 +26,14 @@ const PREPARED_SLOT = "\r";
 
 type PendingWrite = [before: string, body: string | Buffer | undefined, after: string, last: boolean];
 
+/** Told once an answer is written in full (RawResponse.onFinished), with the number it was given. */
+export type FinishListener = (response: RawResponse, startedAt: number) => void;
+
+/** An answer with nothing left to write is done a tick later, as a write's callback would be (no closure per answer). */
+function writeDoneOf(response: RawResponse): void {
+  response.writeDone();
+}
+
 /**
  * A response written straight on the connection: the part of ServerResponse the model routes use, with node:http's
  * wire behaviour (its Date, Connection and Keep-Alive headers, Content-Length when the whole body comes with end()
@@ -36,7 +44,7 @@ type PendingWrite = [before: string, body: string | Buffer | undefined, after: s
  * that repeat can come prepared (PreparedHeaders: checked and rendered once); the head is then byte for byte what the
  * same headers set one by one give.
  */
-export class RawResponse extends EventEmitter {
+export class RawResponse extends EventEmitter implements JoinedWriteDone {
   statusCode = 200;
   /** False once the gateway is stopping or the client asked to close (the connection ends after this answer). */
   shouldKeepAlive: boolean;
@@ -50,8 +58,14 @@ export class RawResponse extends EventEmitter {
   #chunked = false;
   #hasBody = true;
   #destroyed = false;
-  /** Writes kept until this answer's turn on the connection (undefined once it has its turn). */
+  /** False until the answers before this one are in the socket's hands (takeTurn). */
+  #hasTurn: boolean;
+  /** Writes kept until this answer's turn on the connection (made by the first of them). */
   #pending: PendingWrite[] | undefined;
+  /** The last write's callback for a socket write of its own (made when one is needed: a joined write needs none). */
+  #writtenCallback: ((error?: Error | null) => void) | undefined;
+  #finishListener: FinishListener | undefined;
+  #startedAt = 0;
 
   constructor(
     readonly socket: Socket,
@@ -62,15 +76,26 @@ export class RawResponse extends EventEmitter {
   ) {
     super();
     this.shouldKeepAlive = keepAlive;
-    if (!hasTurn) this.#pending = [];
+    this.#hasTurn = hasTurn;
   }
 
   /** The answers before this one are in the socket's hands: what this one kept is written now. */
   takeTurn(): void {
+    if (this.#hasTurn) return;
+    this.#hasTurn = true;
     const pending = this.#pending;
     if (pending === undefined) return;
     this.#pending = undefined;
     for (const [before, body, after, last] of pending) this.#write(before, body, after, last);
+  }
+
+  /**
+   * `listener` is called once the answer is written in full, after the "finish" listeners and before "close", with
+   * `startedAt`: one listener (an access log line) without an emitter's bookkeeping or a closure per answer.
+   */
+  onFinished(listener: FinishListener, startedAt: number): void {
+    this.#finishListener = listener;
+    this.#startedAt = startedAt;
   }
 
   get destroyed(): boolean {
@@ -195,7 +220,8 @@ export class RawResponse extends EventEmitter {
    * when the body is small, corked around the body otherwise. A string body goes as node:http sends one, in UTF-8.
    */
   #write(before: string, body: string | Buffer | undefined, after: string, last: boolean): boolean {
-    if (this.#pending !== undefined) {
+    if (!this.#hasTurn) {
+      this.#pending ??= [];
       this.#pending.push([before, body, after, last]);
       return true;
     }
@@ -206,13 +232,15 @@ export class RawResponse extends EventEmitter {
 
   #writeNow(before: string, body: string | Buffer | undefined, after: string, last: boolean): boolean {
     const socket = this.socket;
-    const done = last ? this.#written : undefined;
     if (body === undefined || typeof body === "string") {
       const text = before + (body ?? "") + after;
-      if (text.length > 0) return keepForJoinedWrite(socket, text, done) || socket.write(text, done);
-      if (last) process.nextTick(this.#written);
+      if (text.length > 0) {
+        return keepForJoinedWrite(socket, text, last ? this : undefined) || socket.write(text, this.#doneIf(last));
+      }
+      if (last) process.nextTick(writeDoneOf, this);
       return true;
     }
+    const done = this.#doneIf(last);
     // Bytes are not joined: what is kept goes first.
     flushJoinedWrite(socket);
     const total = before.length + body.length + after.length;
@@ -235,14 +263,24 @@ export class RawResponse extends EventEmitter {
     return room;
   }
 
-  /** The last write's callback: written in full unless the connection failed meanwhile (then abandon() follows). */
-  readonly #written = (error?: Error | null): void => {
-    if (error || this.#destroyed) return;
+  #doneIf(last: boolean): ((error?: Error | null) => void) | undefined {
+    if (!last) return undefined;
+    this.#writtenCallback ??= (error) => this.writeDone(error);
+    return this.#writtenCallback;
+  }
+
+  /**
+   * The last write is done (its callback, or the joined write's): written in full unless the connection failed
+   * meanwhile (then abandon() follows).
+   */
+  writeDone(error?: Error | null): void {
+    if (error || this.#destroyed || this.writableFinished) return;
     this.writableFinished = true;
     this.emit("finish");
+    this.#finishListener?.(this, this.#startedAt);
     this.emit("close");
     this.onEnd.finished(this, this.shouldKeepAlive);
-  };
+  }
 
   /** The head as node:http writes it; `contentLength` when the whole body is known before anything is written. */
   #storeHead(contentLength: number | undefined): void {

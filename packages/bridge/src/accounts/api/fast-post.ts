@@ -14,7 +14,14 @@
 // passed the shared grammar, so only the account's state and the token are checked here.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { beginJoinedWrite, endJoinedWrite, type PreparedHeaders, RawRequest, RawResponse } from "@switchboard/common";
+import {
+  beginJoinedWrite,
+  endJoinedWrite,
+  type FinishListener,
+  type PreparedHeaders,
+  RawRequest,
+  RawResponse,
+} from "@switchboard/common";
 import type { Logger } from "pino";
 import { errorBody } from "../../http/raw-answer.ts";
 import type { AuthResult } from "./auth.ts";
@@ -23,7 +30,7 @@ import { coalesceWrites } from "./coalesced-writes.ts";
 import { InboundError } from "./inbound-error.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
 import { deliveredLines } from "./post-answer-headers.ts";
-import type { RequestLogger } from "./request-log.ts";
+import { type RouteLogger, routeLogger } from "./request-log.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const PATH = "/api/message";
@@ -45,7 +52,6 @@ export interface FastPostDeps {
   /** The token check, when the account has a token. */
   check: ((header: string | undefined) => AuthResult) | undefined;
   logger: Logger;
-  logRequest: RequestLogger;
   isServing(): boolean;
   /** Retry-After of the 503 answered during a stop. */
   retryAfterSeconds(): number;
@@ -98,7 +104,11 @@ export interface FastPost {
 }
 
 export function fastPost(deps: FastPostDeps): FastPost {
-  const { bodyLimit, check, logRequest } = deps;
+  const { bodyLimit, check } = deps;
+  const logPost: RouteLogger = routeLogger(deps.logger, "POST", PATH);
+  /** A raw answer's log line, once it is written (RawResponse.onFinished: no listener or closure per answer). */
+  const logRawPost: FinishListener = (response, startedAt) =>
+    logPost(response.statusCode, performance.now() - startedAt);
   /** The commit the posts of the current turn wait for, and those posts. */
   let turn: Promise<void> | undefined;
   let held: Held[] = [];
@@ -114,8 +124,9 @@ export function fastPost(deps: FastPostDeps): FastPost {
     // fastify's onSend hook: answers given while the account stops close their connection.
     if (!deps.isServing()) headers["connection"] = "close";
     headers["content-length"] = String(Buffer.byteLength(body));
+    if (response instanceof RawResponse) response.onFinished(logRawPost, startedAt);
     // The response is dropped once finished: no need to take the listener off (once() would wrap it).
-    response.on("finish", () => logRequest("POST", PATH, status, performance.now() - startedAt));
+    else response.on("finish", () => logPost(status, performance.now() - startedAt));
     // Prepared lines come first: written as they are on a raw response, merged into the headers on node's.
     if (prepared === undefined) response.writeHead(status, headers);
     else if (response instanceof RawResponse) response.writeHead(status, headers, prepared);

@@ -111,7 +111,6 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     bodyLimit: deps.bodyLimit,
     check,
     logger: deps.logger,
-    logRequest,
     isServing: () => deps.phase() === "serving",
     retryAfterSeconds: deps.retryAfterSeconds,
     shuttingDownMessage: SHUTTING_DOWN,
