@@ -24,6 +24,21 @@ export interface ResponseEnd {
 /** Where the prepared lines sit among the headers: a key no header name can be (node refuses a CR in a name). */
 const PREPARED_SLOT = "\r";
 
+/** A header set one by one: the name as given, its value, and the name in lower case (the map's key). */
+type HeaderEntry = readonly [name: string, value: HeaderValue, key: string];
+
+/** The lines node:http adds to a kept-alive answer, for the timeout given last (one per service in practice). */
+let keepAliveLines = "";
+let keepAliveLinesSeconds = -1;
+
+function keepAliveLinesFor(seconds: number): string {
+  if (seconds !== keepAliveLinesSeconds) {
+    keepAliveLinesSeconds = seconds;
+    keepAliveLines = `Connection: keep-alive\r\nKeep-Alive: timeout=${seconds}\r\n`;
+  }
+  return keepAliveLines;
+}
+
 type PendingWrite = [before: string, body: string | Buffer | undefined, after: string, last: boolean];
 
 /** Told once an answer is written in full (RawResponse.onFinished), with the number it was given. */
@@ -52,7 +67,7 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
   writableEnded = false;
   writableFinished = false;
   /** By lower-case name (the prepared lines, if any, under PREPARED_SLOT): the name as given and its value. */
-  readonly #headers = new Map<string, readonly [string, HeaderValue] | PreparedHeaders>();
+  readonly #headers = new Map<string, HeaderEntry | PreparedHeaders>();
   #prepared: PreparedHeaders | undefined;
   #head = "";
   #chunked = false;
@@ -109,7 +124,7 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
     for (const item of Array.isArray(value) ? value : [value]) validateHeaderValue(name, String(item));
     const key = name.toLowerCase();
     if (this.#prepared?.entries.has(key)) this.#unpack();
-    this.#headers.set(key, [name, value]);
+    this.#headers.set(key, [name, value, key]);
     return this;
   }
 
@@ -147,7 +162,7 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
     this.#prepared = undefined;
     for (const [key, entry] of headers) {
       if (!(entry instanceof PreparedHeaders)) this.#headers.set(key, entry);
-      else for (const [lower, item] of entry.entries) this.#headers.set(lower, item);
+      else for (const [lower, [name, value]] of entry.entries) this.#headers.set(lower, [name, value, lower]);
     }
   }
 
@@ -171,20 +186,20 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
         if (value !== undefined) this.setHeader(name, value);
       }
     }
-    this.#storeHead(undefined);
+    this.#storeHead(false, undefined);
     return this;
   }
 
   /** False when the connection's buffer is full: wait for "drain" (the ingress passes the socket's on). */
   write(chunk: string | Buffer): boolean {
     if (this.writableEnded) throw new Error("write after end");
-    if (!this.headersSent) this.#storeHead(undefined);
+    if (!this.headersSent) this.#storeHead(false, undefined);
     return this.#send(chunk, false);
   }
 
   end(chunk?: string | Buffer): this {
     if (this.writableEnded) return this;
-    if (!this.headersSent) this.#storeHead(chunk === undefined ? 0 : Buffer.byteLength(chunk));
+    if (!this.headersSent) this.#storeHead(true, chunk);
     this.writableEnded = true;
     this.#send(chunk, true);
     return this;
@@ -282,19 +297,20 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
     this.onEnd.finished(this, this.shouldKeepAlive);
   }
 
-  /** The head as node:http writes it; `contentLength` when the whole body is known before anything is written. */
-  #storeHead(contentLength: number | undefined): void {
+  /** The head as node:http writes it; `whole` when `body` is all the body, known before anything is written. */
+  #storeHead(whole: boolean, body: string | Buffer | undefined): void {
     const status = this.statusCode;
     let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "unknown"}\r\n`;
     let hasLength = false;
     let hasDate = false;
     let connection: string | undefined;
-    for (const [key, entry] of this.#headers) {
+    // Values, not [key, entry] pairs: no pair made per header.
+    for (const entry of this.#headers.values()) {
       if (entry instanceof PreparedHeaders) {
         head += entry.lines;
         continue;
       }
-      const [name, value] = entry;
+      const [name, value, key] = entry;
       if (key === "content-length") hasLength = true;
       else if (key === "date") hasDate = true;
       else if (key === "connection") connection = String(value);
@@ -312,15 +328,15 @@ export class RawResponse extends EventEmitter implements JoinedWriteDone {
     if (connection !== undefined) {
       if (/(?:^|,)\s*close\s*(?:,|$)/i.test(connection)) this.shouldKeepAlive = false;
     } else if (this.shouldKeepAlive) {
-      head += `Connection: keep-alive\r\nKeep-Alive: timeout=${this.keepAliveSeconds}\r\n`;
+      head += keepAliveLinesFor(this.keepAliveSeconds);
     } else {
       head += "Connection: close\r\n";
     }
     this.#hasBody = status !== 204 && status !== 304 && status >= 200;
     if (!this.#hasBody || hasLength) {
       // No body, or its length given by the caller.
-    } else if (contentLength !== undefined) {
-      head += `Content-Length: ${contentLength}\r\n`;
+    } else if (whole) {
+      head += `Content-Length: ${body === undefined ? 0 : Buffer.byteLength(body)}\r\n`;
     } else {
       head += "Transfer-Encoding: chunked\r\n";
       this.#chunked = true;
