@@ -1,11 +1,10 @@
-// undici's modules one by one, not its index (see undici-modules.d.ts).
-import request from "undici/lib/api/api-request.js";
-import Pool from "undici/lib/dispatcher/pool.js";
+import type { Pool } from "undici";
 import type { BackendSettings } from "../config/types.ts";
 import { Http1Client } from "./http1/client.ts";
+import { LazyPool } from "./lazy-pool.ts";
 import { toUnreachable } from "./network-errors.ts";
 import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
-import { type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
+import { PendingCall, type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
 import { wholeReply } from "./whole-reply.ts";
 
 export interface ClientTimeouts {
@@ -23,9 +22,11 @@ type Method = "GET" | "POST";
  * `https:` backends (TLS, and these are cloud APIs whose latency dwarfs the difference) and for the calls that are not
  * hot (embeddings, lifecycle), which want its streams, signals and whole-body reads. The JSON calls (probes, model
  * listings) to an `http:` backend go through node:http (whole-reply.ts), which spares start-up undici's WebAssembly.
+ * The undici pool is made on first use (lazy-pool.ts), so that a gateway whose backends are all `http:` does not load
+ * undici before its first answer, nor at all until an embeddings or lifecycle call.
  */
 export class BackendHttpClient {
-  readonly #pool: Pool;
+  readonly #pool: LazyPool;
   readonly #http1: Http1Client | undefined;
   readonly #basePath: string;
   readonly #jsonHeaders: Record<string, string>;
@@ -45,7 +46,7 @@ export class BackendHttpClient {
     this.#basePath = url.pathname.replace(/\/+$/, "");
     this.#plainHttpBase = url.protocol === "http:" ? url.origin + this.#basePath : undefined;
     this.#timeoutMs = timeouts.requestTimeoutMs;
-    this.#pool = new Pool(url.origin, {
+    this.#pool = new LazyPool(url.origin, {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 300_000,
       headersTimeout: timeouts.requestTimeoutMs,
@@ -82,7 +83,7 @@ export class BackendHttpClient {
     const headers = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
     const timeout = options.timeoutMs ?? this.#timeoutMs;
     try {
-      const response = await request.call(this.#pool, {
+      const response = await this.#pool.request({
         method,
         path: this.#basePath + path,
         headers: options.ids ? { ...headers, ...idHeaders(options.ids) } : headers,
@@ -105,9 +106,25 @@ export class BackendHttpClient {
   /** POSTs a request whose response goes straight to `sink`, as it arrives. */
   dispatch(path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
     if (this.#http1 !== undefined) return this.#http1.post(path, body, ids, sink);
+    const pool = this.#pool.now();
+    if (pool !== undefined) return this.#dispatchTo(pool, path, body, ids, sink);
+    // The first call to this backend, before undici is loaded.
+    const pending = new PendingCall(sink);
+    this.#pool.ready().then(
+      (loaded) => {
+        if (!pending.aborted) pending.begin(this.#dispatchTo(loaded, path, body, ids, sink));
+      },
+      (error: unknown) => {
+        if (!pending.aborted) sink.error(toUnreachable(error));
+      },
+    );
+    return pending;
+  }
+
+  #dispatchTo(pool: Pool, path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
     const handler = new SinkHandler(sink);
     try {
-      this.#pool.dispatch(
+      pool.dispatch(
         {
           method: "POST",
           path: this.#basePath + path,
@@ -176,6 +193,11 @@ export class BackendHttpClient {
 
   async close(): Promise<void> {
     await Promise.all([this.#pool.close(), this.#http1?.close()]);
+  }
+
+  /** Whether this client's undici pool has been made (it is, on first use); for tests. */
+  get poolCreated(): boolean {
+    return this.#pool.created;
   }
 }
 

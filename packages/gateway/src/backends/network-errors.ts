@@ -1,5 +1,3 @@
-import errors from "undici/lib/core/errors.js";
-
 /** A failure to get any HTTP answer from a backend (refused, reset, DNS, timeout). */
 export class UpstreamUnreachable extends Error {
   override readonly name = "UpstreamUnreachable";
@@ -16,12 +14,24 @@ export function toUnreachable(error: unknown): Error {
   if (error instanceof UpstreamUnreachable) return error;
   if (error instanceof Error && error.name === "AbortError") return error;
   const timedOut =
-    error instanceof errors.HeadersTimeoutError ||
-    error instanceof errors.BodyTimeoutError ||
-    error instanceof errors.ConnectTimeoutError ||
+    isUndiciError(error, "UND_ERR_HEADERS_TIMEOUT") ||
+    isUndiciError(error, "UND_ERR_BODY_TIMEOUT") ||
+    isUndiciError(error, "UND_ERR_CONNECT_TIMEOUT") ||
     (error instanceof Error && error.name === "TimeoutError");
   const message = error instanceof Error ? describeNetworkError(error) : String(error);
   return new UpstreamUnreachable(message, timedOut);
+}
+
+/**
+ * `error instanceof` undici's error class with this code, without loading undici (which only the backends' lazy pool
+ * does): undici's error classes answer instanceof by this registered symbol, so that copies of undici agree.
+ */
+function isUndiciError(error: unknown, code: string): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[Symbol.for(`undici.error.${code}`)] === true
+  );
 }
 
 /** The words every backend failure is described in, whichever client met it. */

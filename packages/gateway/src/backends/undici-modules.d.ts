@@ -1,6 +1,7 @@
-// Types for the three undici modules the backends import one by one (undici ships types for its index only). Its
-// index also loads fetch, cookies, WebSocket, the cache and the mocks: about 1 MB of bundled code compiled at every
-// start for a Pool, its request() and its error classes.
+// Types for the two undici modules the backends import one by one, on first use (lazy-pool.ts; undici ships types for
+// its index only). Its index also loads fetch, cookies, WebSocket, the cache and the mocks: about 1 MB of bundled code
+// compiled at every start for a Pool and its request(). (Its error classes are told apart without loading it:
+// network-errors.ts.)
 declare module "undici/lib/dispatcher/pool.js" {
   import { Pool } from "undici";
   export default Pool;
@@ -13,11 +14,4 @@ declare module "undici/lib/api/api-request.js" {
     this: Dispatcher,
     options: Dispatcher.RequestOptions,
   ): Promise<Dispatcher.ResponseData>;
-}
-
-declare module "undici/lib/core/errors.js" {
-  import { errors } from "undici";
-
-  const undiciErrors: typeof errors;
-  export default undiciErrors;
 }
