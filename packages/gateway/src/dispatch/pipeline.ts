@@ -65,13 +65,30 @@ export interface PipelineOptions {
   shutdown?: ShutdownSignal;
 }
 
-/** What a request holds while the pipeline runs it: the attempt in flight, its place in the queue. */
+/**
+ * One request as the pipeline runs it: where it is in its targets, the attempt in flight, its place in the queue. The
+ * pipeline drives it with plain promise reactions on each attempt's `done`, not async functions: the common request (one
+ * attempt) then costs the attempt's promise and one reaction, where suspended async frames cost four promises more.
+ */
 interface InFlight {
+  readonly job: DispatchJob;
+  readonly writer: AnswerWriter;
+  /** Runs when the shutdown grace period ends before the request settles (see ShutdownSignal.enter). */
+  readonly cut: () => void;
   gone: boolean;
   /** The shutdown grace period ended while it ran. */
-  cut: boolean;
+  wasCut: boolean;
   attempt: Attempt | undefined;
   leaveQueue: ((why: "client_gone" | "shutdown") => void) | undefined;
+  targets: readonly Target<BackendState>[];
+  reason: RouteReason;
+  /** A target whose slot the request took when it left the queue. */
+  held: Target<BackendState> | undefined;
+  /** The next target to try. */
+  next: number;
+  /** Attempts made. */
+  made: number;
+  failures: AttemptFailure[];
 }
 
 /**
@@ -115,75 +132,214 @@ export class DispatchPipeline {
     res: ServerResponse,
     writer: AnswerWriter = res,
   ): Promise<DispatchOutcome> {
-    const flight: InFlight = { gone: false, cut: false, attempt: undefined, leaveQueue: undefined };
-    // Past the shutdown grace period: a stream ends with an error event and [DONE], anything else gets a 503.
-    const cut = () => {
-      if (writer.writableEnded || writer.destroyed) return;
-      this.#shutdown.countCut();
-      flight.gone = true;
-      flight.cut = true;
-      flight.attempt?.abort();
-      flight.leaveQueue?.("shutdown");
-      if (writer.headersSent) writer.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
+    const routed = decision.outcome === "route";
+    const flight: InFlight = {
+      job,
+      writer,
+      // Past the shutdown grace period: a stream ends with an error event and [DONE], anything else gets a 503.
+      cut: () => {
+        if (writer.writableEnded || writer.destroyed) return;
+        this.#shutdown.countCut();
+        flight.gone = true;
+        flight.wasCut = true;
+        flight.attempt?.abort();
+        flight.leaveQueue?.("shutdown");
+        if (writer.headersSent) writer.end(streamErrorEvent(SHUTTING_DOWN_MESSAGE, "shutting_down"));
+      },
+      gone: false,
+      wasCut: false,
+      attempt: undefined,
+      leaveQueue: undefined,
+      targets: routed ? decision.targets : [],
+      // A queued request takes the reason of the routing that admits it.
+      reason: routed ? decision.reason : "capacity-overflow",
+      held: undefined,
+      next: 0,
+      made: 0,
+      failures: [],
     };
-    // Chained, not awaited in an async function: see ShutdownSignal.guard.
-    const run = () =>
-      this.#run(job, decision, res, writer, flight).then((outcome) =>
-        flight.cut && !writer.headersSent ? refused(shuttingDown()) : outcome,
-      );
-    return this.#shutdown.guard(run, cut);
+    this.#shutdown.enter(flight.cut);
+    try {
+      // A response closes once: `on` spares the wrapper `once` makes per request.
+      res.on("close", () => {
+        if (res.writableFinished) return;
+        flight.gone = true;
+        flight.attempt?.abort();
+        flight.leaveQueue?.("client_gone");
+      });
+      const outcome = routed ? this.#next(flight) : this.#queued(flight, decision);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+    } catch (error) {
+      this.#shutdown.leave(flight.cut);
+      return Promise.reject(error);
+    }
   }
 
-  async #run(
-    job: DispatchJob,
-    decision: Dispatchable,
-    res: ServerResponse,
-    writer: AnswerWriter,
-    flight: InFlight,
-  ): Promise<DispatchOutcome> {
-    // A response closes once: `on` spares the wrapper `once` makes per request.
-    res.on("close", () => {
-      if (res.writableFinished) return;
-      flight.gone = true;
-      flight.attempt?.abort();
-      flight.leaveQueue?.("client_gone");
-    });
-    let targets: readonly Target<BackendState>[];
-    let reason: RouteReason;
-    let held: Target<BackendState> | undefined;
-    if (decision.outcome === "at_capacity") {
-      const queuedAt = performance.now();
-      const admitted = await this.#waitForSlot(job, decision, flight);
-      if (job.facts) job.facts.queuedMs = performance.now() - queuedAt;
-      if ("kind" in admitted) return admitted;
-      ({ targets, reason, held } = admitted);
-    } else {
-      targets = decision.targets;
-      reason = decision.reason;
-    }
-    const failures: AttemptFailure[] = [];
-    let made = 0;
-    for (let index = 0; index < targets.length && made < this.#options.maxAttempts; index++) {
+  /** The request settled: it leaves the shutdown guard; one cut before anything was written is answered 503. */
+  #finish(flight: InFlight, outcome: DispatchOutcome): DispatchOutcome {
+    this.#shutdown.leave(flight.cut);
+    return flight.wasCut && !flight.writer.headersSent ? refused(shuttingDown()) : outcome;
+  }
+
+  /** Something threw while the request ran: it leaves the shutdown guard, and the error goes on to the route. */
+  #fail(flight: InFlight, error: unknown): never {
+    this.#shutdown.leave(flight.cut);
+    throw error;
+  }
+
+  /** Waits in the queue for a slot, then attempts from the target holding it. */
+  #queued(flight: InFlight, decision: Extract<Decision, { outcome: "at_capacity" }>): Promise<DispatchOutcome> {
+    const { job } = flight;
+    const queuedAt = performance.now();
+    return this.#waitForSlot(job, decision, flight).then(
+      (admitted) => {
+        try {
+          if (job.facts) job.facts.queuedMs = performance.now() - queuedAt;
+          if ("kind" in admitted) return this.#finish(flight, admitted);
+          flight.targets = admitted.targets;
+          flight.reason = admitted.reason;
+          flight.held = admitted.held;
+          return this.#next(flight);
+        } catch (error) {
+          return this.#fail(flight, error);
+        }
+      },
+      (error: unknown) => this.#fail(flight, error),
+    );
+  }
+
+  /**
+   * Attempts the request's next targets in turn until one settles it: the outcome at once when none could start,
+   * else a promise of it. Whatever it returns has passed through #finish.
+   */
+  #next(flight: InFlight): DispatchOutcome | Promise<DispatchOutcome> {
+    const { targets, writer } = flight;
+    while (flight.next < targets.length && flight.made < this.#options.maxAttempts) {
       if (flight.gone) {
         // The client left between leaving the queue with a slot and its first attempt: the slot goes back.
-        if (held !== undefined) this.#giveBack(held);
-        return DONE;
+        if (flight.held !== undefined) this.#giveBack(flight.held);
+        return this.#finish(flight, DONE);
       }
-      const target = targets[index]!;
+      const target = targets[flight.next++]!;
       // A failover target may have filled up (or lost its half-open trial) since routing: it is skipped.
-      if (target !== held && !this.#acquire(target)) continue;
-      held = undefined;
-      const result = await this.#attempt(job, target, made, made > 0 ? "failover" : reason, writer, flight);
-      made++;
-      if (result.kind === "done" || result.kind === "refused") return result;
-      failures.push(result);
+      if (target !== flight.held && !this.#acquire(target)) continue;
+      flight.held = undefined;
+      const index = flight.made;
+      const reason = index > 0 ? "failover" : flight.reason;
+      const started = performance.now();
+      let attempt: Attempt;
+      try {
+        attempt = this.#startAttempt(flight, target, index, reason);
+      } catch (error) {
+        flight.attempt = undefined;
+        this.#giveBack(target);
+        if (!(error instanceof ApiError)) throw error;
+        return this.#finish(flight, writer.headersSent ? DONE : refused(error));
+      }
+      return attempt.done.then(
+        (result) => {
+          try {
+            flight.attempt = undefined;
+            const settled = this.#attempted(flight, target, index, attempt, result, started);
+            flight.made++;
+            if (settled !== undefined) return this.#finish(flight, settled);
+            return this.#next(flight);
+          } catch (error) {
+            return this.#fail(flight, error);
+          }
+        },
+        (error: unknown) => {
+          flight.attempt = undefined;
+          this.#giveBack(target);
+          if (!(error instanceof ApiError)) return this.#fail(flight, error);
+          return this.#finish(flight, writer.headersSent ? DONE : refused(error));
+        },
+      );
     }
-    if (flight.gone || writer.headersSent) return DONE;
-    if (failures.length > 0) return { kind: "failed", failures };
+    if (flight.gone || writer.headersSent) return this.#finish(flight, DONE);
+    if (flight.failures.length > 0) return this.#finish(flight, { kind: "failed", failures: flight.failures });
     // Every target filled up between routing and the attempt: as if routing had found them full.
-    const fresh = job.route();
+    const fresh = flight.job.route();
     const unavailable = fresh.outcome === "unavailable" || fresh.outcome === "at_capacity" ? fresh : undefined;
-    return unavailable === undefined ? { kind: "failed", failures } : this.#unavailable(job, unavailable);
+    return this.#finish(
+      flight,
+      unavailable === undefined
+        ? { kind: "failed", failures: flight.failures }
+        : this.#unavailable(flight.job, unavailable),
+    );
+  }
+
+  /** Starts one attempt on a held slot (which the caller gives back if this throws). */
+  #startAttempt(flight: InFlight, target: Target<BackendState>, index: number, reason: RouteReason): Attempt {
+    const { job, writer } = flight;
+    const state = target.backend;
+    // The backend tried last is the one the request's completion names (the answer may be written before we resume).
+    const facts = job.facts;
+    if (facts) {
+      facts.backend = state.name;
+      facts.backendModel = target.model;
+      facts.routeReason = reason;
+      facts.fallback = target.fallback;
+      facts.attempts = index + 1;
+    }
+    this.#options.events.emit({
+      type: "attempt_started",
+      requestId: job.requestId,
+      endpoint: job.endpoint,
+      requestedModel: job.requestedModel,
+      stream: job.stream,
+      backend: state.name,
+      model: target.model,
+      attempt: index,
+    });
+    const attempt = job.attempt(target, reason, writer);
+    flight.attempt = attempt;
+    return attempt;
+  }
+
+  /**
+   * Accounts for an attempt that ended and releases its slot: the outcome when it settled the request, else undefined
+   * with its failure added to the request's (to fail over from).
+   */
+  #attempted(
+    flight: InFlight,
+    target: Target<BackendState>,
+    index: number,
+    attempt: Attempt,
+    result: AttemptResult,
+    started: number,
+  ): Settled | undefined {
+    const { registry, logger } = this.#options;
+    const { job } = flight;
+    const state = target.backend;
+    const durationMs = performance.now() - started;
+    const ttftMs = attempt.firstByteAt === undefined ? undefined : attempt.firstByteAt - started;
+    const facts = job.facts;
+    if (facts) {
+      facts.ttftMs = ttftMs;
+      facts.promptTokens = attempt.tokens?.promptTokens;
+      facts.completionTokens = attempt.tokens?.completionTokens;
+      facts.brokenStream = result.kind === "answered" && result.brokenStream !== undefined;
+    }
+    // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on;
+    // the slot is released whatever happens on the way.
+    try {
+      this.#reportAttempt(job, target, index, result, durationMs, ttftMs);
+    } finally {
+      state.slots.release();
+    }
+    if (result.kind === "gone") return DONE;
+    if (result.kind === "answered") {
+      if (result.brokenStream) registry.failed(state, result.brokenStream);
+      return DONE;
+    }
+    if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
+    logger.warn(
+      { requestId: job.requestId, backend: state.name },
+      `${job.endpoint} attempt failed: ${describeFailure(result.failure)}`,
+    );
+    flight.failures.push(result.failure);
+    return undefined;
   }
 
   /** Takes a slot on the target's backend (and its half-open trial, if the quality circuit is half-open). */
@@ -201,92 +357,19 @@ export class DispatchPipeline {
     target.backend.slots.release();
   }
 
-  /** Runs one attempt on a held slot; "stop" when the request is settled, else the failure to fail over from. */
-  async #attempt(
+  /** The attempt's event: attempt_failed (a failure or a stream broken mid-way) or attempt_finished. */
+  #reportAttempt(
     job: DispatchJob,
     target: Target<BackendState>,
     index: number,
-    reason: RouteReason,
-    writer: AnswerWriter,
-    flight: InFlight,
-  ): Promise<Settled | AttemptFailure> {
-    const { events, registry, logger } = this.#options;
-    const state = target.backend;
-    const scope: AttemptScope = {
-      requestId: job.requestId,
-      endpoint: job.endpoint,
-      requestedModel: job.requestedModel,
-      stream: job.stream,
-      backend: state.name,
-      model: target.model,
-      attempt: index,
-    };
-    // The backend tried last is the one the request's completion names (the answer may be written before we resume).
-    const facts = job.facts;
-    if (facts) {
-      facts.backend = state.name;
-      facts.backendModel = target.model;
-      facts.routeReason = reason;
-      facts.fallback = target.fallback;
-      facts.attempts = index + 1;
-    }
-    const started = performance.now();
-    let result: AttemptResult;
-    let attempt: Attempt | undefined;
-    try {
-      events.emit({
-        type: "attempt_started",
-        requestId: scope.requestId,
-        endpoint: scope.endpoint,
-        requestedModel: scope.requestedModel,
-        stream: scope.stream,
-        backend: scope.backend,
-        model: scope.model,
-        attempt: scope.attempt,
-      });
-      attempt = job.attempt(target, reason, writer);
-      flight.attempt = attempt;
-      result = await attempt.done;
-    } catch (error) {
-      this.#giveBack(target);
-      if (!(error instanceof ApiError)) throw error;
-      return writer.headersSent ? DONE : refused(error);
-    } finally {
-      flight.attempt = undefined;
-    }
-    const durationMs = performance.now() - started;
-    const ttftMs = attempt.firstByteAt === undefined ? undefined : attempt.firstByteAt - started;
-    if (facts) {
-      facts.ttftMs = ttftMs;
-      facts.promptTokens = attempt.tokens?.promptTokens;
-      facts.completionTokens = attempt.tokens?.completionTokens;
-      facts.brokenStream = result.kind === "answered" && result.brokenStream !== undefined;
-    }
-    // Events go out before the slot is released, so estimates and quality see this attempt before the slot moves on;
-    // the slot is released whatever happens on the way.
-    try {
-      this.#reportAttempt(scope, result, durationMs, ttftMs);
-    } finally {
-      state.slots.release();
-    }
-    if (result.kind === "gone") return DONE;
-    if (result.kind === "answered") {
-      if (result.brokenStream) registry.failed(state, result.brokenStream);
-      return DONE;
-    }
-    if (result.markUnhealthy) registry.failed(state, describeFailure(result.failure));
-    logger.warn(
-      { requestId: job.requestId, backend: state.name },
-      `${job.endpoint} attempt failed: ${describeFailure(result.failure)}`,
-    );
-    return result.failure;
-  }
-
-  /** The attempt's event: attempt_failed (a failure or a stream broken mid-way) or attempt_finished. */
-  #reportAttempt(scope: AttemptScope, result: AttemptResult, durationMs: number, ttftMs: number | undefined): void {
+    result: AttemptResult,
+    durationMs: number,
+    ttftMs: number | undefined,
+  ): void {
     const { events } = this.#options;
     if (result.kind === "failed" || (result.kind === "answered" && result.brokenStream !== undefined)) {
       const failure = result.kind === "failed" ? result.failure : undefined;
+      const scope = attemptScope(job, target, index);
       events.emit({
         type: "attempt_failed",
         ...scope,
@@ -305,16 +388,16 @@ export class DispatchPipeline {
         ttftMs,
       });
     } else {
-      // Written out, not spread from the scope: the event is built in one allocation of a known shape.
+      // Written out, not spread from a scope: the event is built in one allocation of a known shape.
       events.emit({
         type: "attempt_finished",
-        requestId: scope.requestId,
-        endpoint: scope.endpoint,
-        requestedModel: scope.requestedModel,
-        stream: scope.stream,
-        backend: scope.backend,
-        model: scope.model,
-        attempt: scope.attempt,
+        requestId: job.requestId,
+        endpoint: job.endpoint,
+        requestedModel: job.requestedModel,
+        stream: job.stream,
+        backend: target.backend.name,
+        model: target.model,
+        attempt: index,
         status: result.kind === "answered" ? result.status : 0,
         outcome: result.kind !== "answered" ? "client_abort" : result.ok ? "ok" : "client_error",
         durationMs,
@@ -389,4 +472,17 @@ export class DispatchPipeline {
     });
     return refused(error, headers);
   }
+}
+
+/** What every event of one attempt says about it. */
+function attemptScope(job: DispatchJob, target: Target<BackendState>, index: number): AttemptScope {
+  return {
+    requestId: job.requestId,
+    endpoint: job.endpoint,
+    requestedModel: job.requestedModel,
+    stream: job.stream,
+    backend: target.backend.name,
+    model: target.model,
+    attempt: index,
+  };
 }

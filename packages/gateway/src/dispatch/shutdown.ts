@@ -25,31 +25,17 @@ export class ShutdownSignal {
   }
 
   /**
-   * Runs `cut` if the grace period ends before `run` settles. Not an async function: every request waits here for as
-   * long as it lasts (a stream, seconds to minutes), and a suspended async function keeps its whole frame.
+   * A request starts: `cut` runs if the grace period ends before it calls `leave(cut)` (at once if it already has).
+   * Two calls rather than a wrapper around the request's promise: that cost a promise reaction per request.
    */
-  guard<T>(run: () => Promise<T>, cut: () => void): Promise<T> {
+  enter(cut: () => void): void {
     if (this.#cutting) cut();
     else this.#inFlight.add(cut);
-    const leave = () => {
-      this.#inFlight.delete(cut);
-    };
-    try {
-      // Not finally(): it chains two more promises per request to pass the outcome through.
-      return run().then(
-        (outcome) => {
-          leave();
-          return outcome;
-        },
-        (error: unknown) => {
-          leave();
-          throw error;
-        },
-      );
-    } catch (error) {
-      leave();
-      return Promise.reject(error);
-    }
+  }
+
+  /** The request entered with `cut` settled: nothing left to cut. */
+  leave(cut: () => void): void {
+    this.#inFlight.delete(cut);
   }
 }
 
