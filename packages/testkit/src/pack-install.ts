@@ -39,8 +39,9 @@ const BUNDLED_COMMON = "node_modules/@switchboard/common/";
 
 export function shippingProblems(pkg: InstalledPackage, bin: string, assetFolders: readonly string[] = []): string[] {
   const problems: string[] = [];
-  if (!pkg.files.includes(`bin/${bin}.mjs`)) problems.push(`bin/${bin}.mjs is missing`);
-  if (!pkg.files.includes("dist/cli.js")) problems.push("dist/cli.js is missing");
+  for (const entry of [`bin/${bin}.cjs`, "dist/bundle/launch.cjs", "dist/cli.js"]) {
+    if (!pkg.files.includes(entry)) problems.push(`${entry} is missing`);
+  }
   for (const file of pkg.files) {
     // @switchboard/common travels inside each service (bundleDependencies), compiled like the service itself.
     const shipped = ["bin/", "dist/", BUNDLED_COMMON, ...assetFolders].some((folder) => file.startsWith(folder));
