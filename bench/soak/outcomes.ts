@@ -21,7 +21,7 @@ export class Outcomes {
     try {
       verdict = await run();
     } catch (error) {
-      verdict = { unexpected: `${kind}: ${(error as Error).message}` };
+      verdict = { unexpected: `${kind}: ${describe(error)}` };
     }
     this.done.set(kind, (this.done.get(kind) ?? 0) + 1);
     if (verdict.expected !== undefined) bump(this.expected, verdict.expected);
@@ -40,4 +40,12 @@ export class Outcomes {
 
 function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** The error and its cause: fetch's own message ("fetch failed") says nothing of what the socket saw. */
+function describe(error: unknown): string {
+  const { message, cause } = error as Error;
+  if (!(cause instanceof Error)) return message;
+  const code = (cause as NodeJS.ErrnoException).code;
+  return `${message} (${code === undefined ? cause.message : `${code}: ${cause.message}`})`;
 }

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { growthBeyondJitter } from "./handle-growth.ts";
 import { Ledger } from "./ledger.ts";
+import { Outcomes } from "./outcomes.ts";
 import { figures, goals, renderReport, type SoakResult } from "./report.ts";
 import { figuresOf, GATEWAY_METRICS, STANDARD_METRICS } from "./sampler.ts";
 import { mbPerHour, type Sample, slopePerSecond } from "./stats.ts";
@@ -223,5 +224,26 @@ describe("soak bench", () => {
     assert.match(text, /^\| gateway \| \+5\.00 \| 21\.00 -> 25\.00 \| \+5\.00 \| \+5\.\d\d \|/m);
     assert.match(text, /NOT MET gateway: heap slope/);
     assert.match(text, /MET {5}zero lost bridge messages: 0 lost of 320 deliveries/);
+  });
+
+  it("says what a failed client's socket saw, not only that it failed", async () => {
+    const outcomes = new Outcomes();
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    await outcomes.track("api-poll", () => Promise.reject(new TypeError("fetch failed", { cause: reset })));
+    await outcomes.track("api-poll", () =>
+      Promise.reject(new Error("closed", { cause: new Error("other side closed") })),
+    );
+    await outcomes.track("api-poll", () => Promise.reject(new Error("plain")));
+    await outcomes.track("api-poll", async () => ({}));
+    assert.deepEqual(
+      outcomes.examples.map((line) => line.slice(line.indexOf(" ") + 1)),
+      [
+        "api-poll: fetch failed (ECONNRESET: read ECONNRESET)",
+        "api-poll: closed (other side closed)",
+        "api-poll: plain",
+      ],
+    );
+    assert.equal(outcomes.unexpected.get("api-poll"), 3);
+    assert.equal(outcomes.done.get("api-poll"), 4);
   });
 });
