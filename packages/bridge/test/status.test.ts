@@ -174,6 +174,12 @@ enable = true
 
     const before = await metrics(bridge.status);
     promtool(before);
+    // The process's own gauges, under the standard names a dashboard for any Node service reads.
+    assert.ok((sample(before, "process_cpu_seconds_total") ?? 0) > 0);
+    assert.ok((sample(before, "process_resident_memory_bytes") ?? 0) > 1e6);
+    assert.ok((sample(before, "nodejs_heap_size_used_bytes") ?? 0) > 0);
+    assert.notEqual(sample(before, 'nodejs_eventloop_delay_seconds{statistic="p99"}'), undefined);
+    assert.match(before, /^nodejs_active_resources\{type="TCPServerWrap"\} [1-9]/m);
     assert.equal(sample(before, 'bridge_file_bytes_total{account="irc.net",gateway="g"}'), 0);
     assert.match(before, /# HELP bridge_file_bytes_total Bytes of files/);
     assert.equal(sample(before, 'bridge_messages_sent_total{account="irc.net",gateway="g"}'), 0);

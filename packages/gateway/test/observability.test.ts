@@ -141,6 +141,21 @@ describe("metrics, stats and history read the same event stream", () => {
     }
   });
 
+  it("publishes the process's own gauges under the gateway's names", async () => {
+    const text = await (await http(`${gateway.url}/metrics`)).text;
+    for (const series of [
+      "gateway_process_cpu_seconds_total",
+      "gateway_process_resident_memory_bytes",
+      'gateway_process_heap_bytes{kind="used"}',
+      'gateway_event_loop_delay_seconds{statistic="p99"}',
+      "gateway_process_start_time_seconds",
+    ]) {
+      const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+      assert.ok(line !== undefined && Number(line.slice(series.length + 1)) >= 0, `${series} in /metrics`);
+    }
+    assert.match(text, /^nodejs_active_resources\{type="TCPServerWrap"\} [1-9]/m);
+  });
+
   it("passes promtool's checks", { skip: !existsSync(PROMTOOL) && process.env["CI"] !== "true" }, async () => {
     const check = spawnSync(PROMTOOL, ["check", "metrics"], { input: (await http(`${gateway.url}/metrics`)).text });
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
