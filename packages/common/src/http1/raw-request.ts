@@ -1,5 +1,5 @@
-import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
+import { LazyEmitter } from "./lazy-emitter.ts";
 
 const EMPTY = Buffer.alloc(0);
 
@@ -7,9 +7,10 @@ const EMPTY = Buffer.alloc(0);
  * A request the raw ingress read in full (head and body): the part of IncomingMessage the routes served there use.
  * The body is given to the first reader as a readable stream gives it: one "data" event once a listener is attached
  * or resume() is called, then "end"; pause() holds what has not been emitted yet. A route that knows it is served
- * here may take it whole instead (`body`).
+ * here may take it whole instead (`body`). An EventEmitter whose listener table is made by its first listener
+ * (lazy-emitter.ts): a post served whole gets none.
  */
-export class RawRequest extends EventEmitter {
+export class RawRequest extends LazyEmitter {
   readonly method = "POST";
   /** The whole body has arrived (it has: the ingress reads it before serving). */
   readonly complete = true;

@@ -1,9 +1,9 @@
-import { EventEmitter } from "node:events";
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from "node:http";
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from "node:http";
 import type { Socket } from "node:net";
 import { httpDate } from "./http-date.ts";
 import { flushJoinedWrite, type JoinedWriteDone, keepForJoinedWrite } from "./joined-writes.ts";
+import { LazyEmitter } from "./lazy-emitter.ts";
 import { type HeaderValue, headerLines, PreparedHeaders } from "./prepared-headers.ts";
 
 /**
@@ -57,9 +57,10 @@ function writeDoneOf(response: RawResponse): void {
  * caller puts in a header can end the head early. The answers to pipelined requests leave in their order: one whose
  * turn has not come yet (an earlier answer is not all written) keeps its writes until it has (takeTurn). Header lines
  * that repeat can come prepared (PreparedHeaders: checked and rendered once); the head is then byte for byte what the
- * same headers set one by one give.
+ * same headers set one by one give. An EventEmitter whose listener table is made by its first listener
+ * (lazy-emitter.ts): most answers get none (RawResponse.onFinished instead).
  */
-export class RawResponse extends EventEmitter implements JoinedWriteDone {
+export class RawResponse extends LazyEmitter implements JoinedWriteDone {
   statusCode = 200;
   /** False once the gateway is stopping or the client asked to close (the connection ends after this answer). */
   shouldKeepAlive: boolean;
