@@ -26,6 +26,7 @@ import type { IRC_KEYS } from "./keys.ts";
 import { type RefusedLine, refuseUnsafeLines } from "./line-guard.ts";
 import { alternativeNick } from "./nick.ts";
 import { type IrcLine, ircLines } from "./outbound.ts";
+import { rawIrcLine } from "./raw-line.ts";
 import { Roster } from "./roster.ts";
 import {
   applyTwitchTags,
@@ -343,7 +344,7 @@ export class IrcConnection implements Connection {
     for (const delivery of deliveries) {
       const lines = ircLines(delivery, this.#settings);
       for (let index = this.#progress.get(delivery) ?? 0; index < lines.length; index++) {
-        raw.push(this.#rawLine(client, delivery.channel, lines[index] as IrcLine));
+        raw.push(this.#rawLine(delivery.channel, lines[index] as IrcLine));
       }
     }
     await writeCorked(client, raw, this.#refusedLine);
@@ -382,7 +383,7 @@ export class IrcConnection implements Connection {
    * process dies next), so that a line still in Node's own buffer at a crash is not counted as sent and stays queued.
    */
   #write(client: Client, channel: string, line: IrcLine, replyTo?: string): Promise<void> {
-    const raw = this.#rawLine(client, channel, line, replyTo);
+    const raw = this.#rawLine(channel, line, replyTo);
     this.#turnCork.hold(client);
     return new Promise((resolve, reject) => {
       const taken = client.connection.write(raw, (error) => {
@@ -394,12 +395,11 @@ export class IrcConnection implements Connection {
     });
   }
 
-  /** The line as irc-framework writes it (without its CRLF). */
-  #rawLine(client: Client, channel: string, line: IrcLine, replyTo?: string): string {
-    const command = [line.command, this.#wire.encode(channel), this.#wire.encode(line.text)];
-    return replyTo === undefined
-      ? client.rawString(...command)
-      : client.rawString(`@reply-parent-msg-id=${replyTo}`, ...command);
+  /** The line as irc-framework writes it (without its CRLF; raw-line.ts). */
+  #rawLine(channel: string, line: IrcLine, replyTo?: string): string {
+    const wire = this.#wire;
+    const tag = replyTo === undefined ? undefined : `@reply-parent-msg-id=${replyTo}`;
+    return rawIrcLine(line.command, wire.encode(channel), wire.encode(line.text), tag);
   }
 
   /** Waits until Twitch's window has room for one more message (the core's MessageDelay pacing comes on top). */
