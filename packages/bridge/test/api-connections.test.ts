@@ -26,6 +26,9 @@ enable = true
   account = "api.capped"
 `;
 
+const postRequest = (body: string) =>
+  `POST /api/message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+
 /** A raw connection that records what it receives and when it is closed. */
 function rawClient(base: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port } = new URL(base);
@@ -82,6 +85,30 @@ describe("api account connection limits", () => {
     await waitUntil(() => client.received().endsWith("OK"), { timeoutMs: 5_000, what: "the health answer" });
     await withTimeout(client.closed, 10_000, "the idle keep-alive connection being closed");
   });
+
+  // A heap snapshot or a starved core can stall the bridge for longer than IdleTimeout while a client's next request
+  // waits on a kept-alive connection: it is answered, not reset (node:http adds a second to IdleTimeout).
+  for (const [what, request] of [
+    ["poll", "GET /api/messages HTTP/1.1\r\nHost: x\r\n\r\n"],
+    ["post", postRequest('{"text":"stalled","username":"u","gateway":"gw"}')],
+  ] as const) {
+    it(`answers a ${what} that arrived while the bridge was stalled past IdleTimeout`, async () => {
+      const client = await rawClient(bridge.url("api.slow"));
+      const answers = () => client.received().split("HTTP/1.1 200 ").length - 1;
+      client.socket.write(request);
+      await waitUntil(() => answers() === 1, { timeoutMs: 5_000, what: "the first answer" });
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          client.socket.write(request);
+          const end = Date.now() + 2_500;
+          while (Date.now() < end);
+          resolve();
+        }),
+      );
+      await waitUntil(() => answers() === 2, { timeoutMs: 5_000, what: "the answer to the stalled request" });
+      client.socket.destroy();
+    });
+  }
 
   it("refuses connections beyond MaxConnections and accepts again once one closes", async () => {
     const base = bridge.url("api.capped");

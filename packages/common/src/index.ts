@@ -1,4 +1,5 @@
 export { type DirectInfoLines, directInfoLines, jsonNumber } from "./direct-log-line.ts";
+export { closeIdleConnectionsAfterReading } from "./http1/idle-close.ts";
 export { beginJoinedWrite, endJoinedWrite } from "./http1/joined-writes.ts";
 export { type HeaderValue, PreparedHeaders } from "./http1/prepared-headers.ts";
 export { RawIngress, type RawIngressOptions } from "./http1/raw-ingress.ts";

@@ -2,6 +2,7 @@
 // request body, bounded connections and timeouts: a scraper or a probe gets its answer, a hostile client gets a
 // designed status (JSON {"message"}) and its connection closed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { closeIdleConnectionsAfterReading } from "@switchboard/common";
 import { answerOnSocket, describeClientError, errorBody } from "../http/raw-answer.ts";
 
 export interface StatusServerLimits {
@@ -59,6 +60,7 @@ export function createStatusServer(
     },
   );
   server.maxConnections = limits.maxConnections;
+  closeIdleConnectionsAfterReading(server);
   server.on("clientError", (error: Error & { code?: string }, socket) => {
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const { status, message } = describeClientError(error);

@@ -11,6 +11,7 @@
 // service stops, idle connections are closed and busy ones end with their answers.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
+import { closeIfStillIdle } from "./idle-close.ts";
 import { RawRequest } from "./raw-request.ts";
 import { RawResponse, type ResponseEnd } from "./raw-response.ts";
 import { type RequestHead, readRequestHead } from "./request-head.ts";
@@ -314,7 +315,8 @@ class RawConnection implements ResponseEnd {
   readonly #onTimeout = (): void => {
     if (this.#inFlight.length > 0) return;
     if (this.#deadline === 0 || this.#held === undefined) {
-      this.socket.destroy();
+      // Idle past keepAliveTimeout: closed unless a request was waiting to be read (idle-close.ts).
+      closeIfStillIdle(this.socket, () => this.socket.destroy());
       return;
     }
     const now = Date.now();

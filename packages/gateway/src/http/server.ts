@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { noSchemaCompilers } from "@switchboard/common";
+import { closeIdleConnectionsAfterReading, noSchemaCompilers } from "@switchboard/common";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { JsonBody } from "../request/body.ts";
 import { ApiError } from "../request/errors.ts";
@@ -103,6 +103,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
         },
         (req, res) => fast(req, res) || toFastify(req, res),
       );
+      closeIdleConnectionsAfterReading(server);
       if (settings.raw_ingress) ingress.install(server);
       server.on("connect", (_request, socket) => answerConnect(socket));
       return server;

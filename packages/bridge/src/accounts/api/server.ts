@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import websocket from "@fastify/websocket";
-import { noSchemaCompilers } from "@switchboard/common";
+import { closeIdleConnectionsAfterReading, noSchemaCompilers } from "@switchboard/common";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import { connectedEvent, encodeMessage } from "../../message.ts";
@@ -106,6 +106,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     },
   });
   app.server.maxConnections = limits.maxConnections;
+  closeIdleConnectionsAfterReading(app.server);
   // The ordinary POST /api/message is served before fastify sees it (fast-post.ts); the rest is fastify's.
   const fast = fastPost({
     bodyLimit: deps.bodyLimit,

@@ -5,6 +5,7 @@
 // answer back into the room, so the answer has none.
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { closeIdleConnectionsAfterReading } from "@switchboard/common";
 import { answerOnSocket, describeClientError, errorBody } from "../../http/raw-answer.ts";
 import { type OutgoingCall, readOutgoingCall } from "./outgoing-payload.ts";
 
@@ -55,6 +56,7 @@ export function createOutgoingWebhookServer(options: OutgoingWebhookOptions): Se
     },
   );
   server.maxConnections = LIMITS.maxConnections;
+  closeIdleConnectionsAfterReading(server);
   server.on("clientError", (error: Error & { code?: string }, socket) => {
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const { status, message } = describeClientError(error);
