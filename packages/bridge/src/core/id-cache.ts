@@ -1,8 +1,14 @@
 // A bounded LRU per gateway: source message key -> the ids its copies got on each destination channel.
 // Keys are namespaced by account ("<account> <id>"), so equal ids on two accounts never collide
 // (Matterbridge keys by protocol: issue #1396). A reply to a copy finds its source through an index of the copies'
-// ids (copy key -> source key), kept with the entries: filled on insert and when a copy's id becomes known (confirm),
-// emptied on eviction. So `canonical` costs one map lookup, not a scan of up to 5,000 entries per reply.
+// ids (copy account -> copy id -> source key), kept with the entries: filled on insert and when a copy's id becomes
+// known (confirm), emptied on eviction. So `canonical` costs two map lookups, not a scan of up to 5,000 entries per
+// reply.
+//
+// Memory per remembered message (bench/soak/id-cache-bytes.ts): an entry is a map slot, keyed by a flat string,
+// holding the caller's array of copies (hand it over sized to them: an array grown by push keeps room for 17); the
+// map's order is the recency, so there is no wrapper object or clock per entry; the index is keyed by the copy's own
+// id string, so there is no concatenated key per copy.
 
 export interface CopyId {
   readonly account: string;
@@ -13,24 +19,23 @@ export interface CopyId {
   pending?: Promise<string> | undefined;
 }
 
+/**
+ * "<account> <id>" as one flat string: join writes the characters out, where `${account} ${id}` makes a tree of
+ * concatenations (for keys of 13 characters or more) that the cache would hold for as long as the entry lives: two
+ * more strings, 56 bytes per key. Hashing the flat key for a lookup is cheaper too.
+ */
 export function cacheKey(account: string, id: string): string {
-  return `${account} ${id}`;
+  return [account, id].join(" ");
 }
 
 /** Source messages remembered per gateway (and kept in the state file). */
 export const DEFAULT_ID_CACHE_SIZE = 5000;
 
-interface Entry {
-  copies: CopyId[];
-  /** When it was last stored or read: the least recent of two sources sharing a copy id wins, as a scan would find. */
-  used: number;
-}
-
 export class MessageIdCache {
-  readonly #entries = new Map<string, Entry>();
-  /** Copy key ("<account> <id>") -> the source key(s) with such a copy: almost always one; ids "" are not indexed. */
-  readonly #sources = new Map<string, string | string[]>();
-  #clock = 0;
+  /** Source key -> its copies, least recently stored or read first (get and set move a key to the end). */
+  readonly #entries = new Map<string, CopyId[]>();
+  /** Copy account -> copy id -> the source key(s) with such a copy: almost always one; ids "" are not indexed. */
+  readonly #sources = new Map<string, Map<string, string | string[]>>();
 
   constructor(readonly capacity = DEFAULT_ID_CACHE_SIZE) {}
 
@@ -40,12 +45,11 @@ export class MessageIdCache {
 
   /** The copies of a source message, refreshing its recency. */
   get(key: string): CopyId[] | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
+    const copies = this.#entries.get(key);
+    if (copies === undefined) return undefined;
     this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    entry.used = ++this.#clock;
-    return entry.copies;
+    this.#entries.set(key, copies);
+    return copies;
   }
 
   has(key: string): boolean {
@@ -57,15 +61,15 @@ export class MessageIdCache {
     const previous = this.#entries.get(key);
     if (previous !== undefined) {
       this.#entries.delete(key);
-      this.#unindex(key, previous.copies);
+      this.#unindex(key, previous);
     }
-    this.#entries.set(key, { copies, used: ++this.#clock });
-    for (const copy of copies) if (copy.id !== "") this.#index(cacheKey(copy.account, copy.id), key);
+    this.#entries.set(key, copies);
+    for (const copy of copies) if (copy.id !== "") this.#index(copy.account, copy.id, key);
     while (this.#entries.size > this.capacity) {
       const oldest = this.#entries.entries().next().value;
       if (oldest === undefined) break;
       this.#entries.delete(oldest[0]);
-      this.#unindex(oldest[0], oldest[1].copies);
+      this.#unindex(oldest[0], oldest[1]);
     }
   }
 
@@ -79,12 +83,12 @@ export class MessageIdCache {
     writable.id = id;
     writable.pending = undefined;
     if (key === undefined || old === id) return;
-    const entry = this.#entries.get(key);
-    if (entry === undefined || !entry.copies.includes(copy)) return;
-    if (old !== "" && !entry.copies.some((c) => c.account === copy.account && c.id === old)) {
-      this.#remove(cacheKey(copy.account, old), key);
+    const copies = this.#entries.get(key);
+    if (copies === undefined || !copies.includes(copy)) return;
+    if (old !== "" && !copies.some((c) => c.account === copy.account && c.id === old)) {
+      this.#remove(copy.account, old, key);
     }
-    if (id !== "") this.#index(cacheKey(copy.account, id), key);
+    if (id !== "") this.#index(copy.account, id, key);
   }
 
   /**
@@ -95,47 +99,58 @@ export class MessageIdCache {
     const key = cacheKey(account, id);
     if (this.#entries.has(key)) return key;
     if (id === "") return undefined;
-    const sources = this.#sources.get(key);
+    const sources = this.#sources.get(account)?.get(id);
     if (sources === undefined || typeof sources === "string") return sources;
-    let oldest = sources[0];
-    let oldestUse = Number.POSITIVE_INFINITY;
-    for (const source of sources) {
-      const used = this.#entries.get(source)?.used ?? Number.POSITIVE_INFINITY;
-      if (used < oldestUse) {
-        oldest = source;
-        oldestUse = used;
-      }
-    }
-    return oldest;
+    return this.#leastRecent(sources);
   }
 
-  #index(copyKey: string, source: string): void {
-    const sources = this.#sources.get(copyKey);
-    if (sources === undefined) this.#sources.set(copyKey, source);
+  /**
+   * Of several sources whose copies got the same id (a destination that reuses ids), the least recently used, as
+   * the scan of old found first. Only then does the cache walk its entries, oldest first.
+   */
+  #leastRecent(sources: readonly string[]): string | undefined {
+    const wanted = new Set(sources);
+    for (const key of this.#entries.keys()) if (wanted.has(key)) return key;
+    return sources[0];
+  }
+
+  #index(account: string, id: string, source: string): void {
+    let byId = this.#sources.get(account);
+    if (byId === undefined) {
+      byId = new Map();
+      this.#sources.set(account, byId);
+    }
+    const sources = byId.get(id);
+    if (sources === undefined) byId.set(id, source);
     else if (typeof sources === "string") {
-      if (sources !== source) this.#sources.set(copyKey, [sources, source]);
+      if (sources !== source) byId.set(id, [sources, source]);
     } else if (!sources.includes(source)) sources.push(source);
   }
 
   #unindex(source: string, copies: readonly CopyId[]): void {
-    for (const copy of copies) if (copy.id !== "") this.#remove(cacheKey(copy.account, copy.id), source);
+    for (const copy of copies) if (copy.id !== "") this.#remove(copy.account, copy.id, source);
   }
 
-  #remove(copyKey: string, source: string): void {
-    const sources = this.#sources.get(copyKey);
-    if (sources === undefined) return;
+  #remove(account: string, id: string, source: string): void {
+    const byId = this.#sources.get(account);
+    const sources = byId?.get(id);
+    if (byId === undefined || sources === undefined) return;
     if (typeof sources === "string") {
-      if (sources === source) this.#sources.delete(copyKey);
+      if (sources !== source) return;
+      byId.delete(id);
+      if (byId.size === 0) this.#sources.delete(account);
       return;
     }
     const at = sources.indexOf(source);
     if (at < 0) return;
     sources.splice(at, 1);
-    if (sources.length === 1) this.#sources.set(copyKey, sources[0] as string);
+    if (sources.length === 1) byId.set(id, sources[0] as string);
   }
 
   /** Copy keys indexed (for tests: the index holds nothing an entry no longer has). */
   get indexed(): number {
-    return this.#sources.size;
+    let count = 0;
+    for (const byId of this.#sources.values()) count += byId.size;
+    return count;
   }
 }

@@ -232,7 +232,8 @@ export class Router implements MessageSink {
       }
     }
     if (key !== undefined && known === undefined) {
-      gateway.cache.set(key, copies);
+      // A copy sized to the copies: the array pushed into keeps room for 17 for as long as the cache holds it.
+      gateway.cache.set(key, copies.slice());
       if (copies.length > 0) {
         this.#state.saveCopies(
           gateway.name,
