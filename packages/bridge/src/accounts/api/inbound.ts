@@ -18,7 +18,7 @@ const CLIENT_EVENTS: readonly string[] = [
 ];
 
 type StringField = Exclude<(typeof MESSAGE_FIELDS)[number], "Extra">;
-const STRING_FIELDS: readonly string[] = MESSAGE_FIELDS.filter((field) => field !== "Extra");
+const STRING_FIELDS: ReadonlySet<string> = new Set(MESSAGE_FIELDS.filter((field) => field !== "Extra"));
 
 export { InboundError };
 
@@ -69,13 +69,16 @@ export function toMessage(body: unknown, accountId: string, targets: PostTargets
   }
   const fields: Partial<Record<StringField, string>> = {};
   let extra: unknown = null;
-  for (const [rawKey, value] of Object.entries(body)) {
+  const record = body as Record<string, unknown>;
+  // Own keys in Object.entries' order, without an entry array per member (the body's own data properties only).
+  for (const rawKey of Object.keys(record)) {
+    const value = record[rawKey];
     const key = rawKey.toLowerCase();
     if (key === "extra") {
       extra = value;
       continue;
     }
-    if (!STRING_FIELDS.includes(key)) continue;
+    if (!STRING_FIELDS.has(key)) continue;
     if (value === null) continue;
     if (typeof value !== "string") bad(`field "${key}" must be a string, not ${describe(value)}`);
     const longest = MAX_FIELD_LENGTH.get(key);
