@@ -78,6 +78,9 @@ interface Item {
   rateLimitWaits: number;
 }
 
+/** An item's resolve until its promise's executor (which runs at once) sets it: one function for every item. */
+const NOT_YET_RESOLVABLE = (_id: string): void => {};
+
 export class OutboundQueue {
   readonly #items: Item[] = [];
   readonly #policy: QueuePolicy;
@@ -133,8 +136,7 @@ export class OutboundQueue {
         deps.observer?.sent(delivery, deps.clock.now() - queuedAt);
         return result;
       }
-      const { item, promise } = this.#newItem(delivery, undefined);
-      this.#items.push(item);
+      const promise = this.#push(delivery, undefined);
       void this.#pump(result);
       return promise;
     }
@@ -142,8 +144,7 @@ export class OutboundQueue {
       this.#drop(delivery);
       return "";
     }
-    const { item, promise } = this.#newItem(delivery, ready);
-    this.#items.push(item);
+    const promise = this.#push(delivery, ready);
     if (!this.#pumping && deps.isUp()) {
       if (batching) this.#pumpSoon();
       else void this.#pump(undefined);
@@ -185,13 +186,23 @@ export class OutboundQueue {
     return left.length;
   }
 
-  #newItem(delivery: Delivery, ready: Promise<boolean> | undefined): { item: Item; promise: Promise<string> } {
-    let resolve: (id: string) => void = () => {};
+  /** Queues an item for `delivery`; the promise resolves with its id once it leaves the queue. */
+  #push(delivery: Delivery, ready: Promise<boolean> | undefined): Promise<string> {
+    // The promise's resolve function is the item's own: no closure or wrapper object per message besides it.
+    const item: Item = {
+      delivery,
+      ready,
+      resolve: NOT_YET_RESOLVABLE,
+      notBefore: 0,
+      queuedAt: this.#deps.clock.now(),
+      attempts: 0,
+      rateLimitWaits: 0,
+    };
     const promise = new Promise<string>((done) => {
-      resolve = done;
+      item.resolve = done;
     });
-    const queuedAt = this.#deps.clock.now();
-    return { item: { delivery, ready, resolve, notBefore: 0, queuedAt, attempts: 0, rateLimitWaits: 0 }, promise };
+    this.#items.push(item);
+    return promise;
   }
 
   /** Sends the head of the queue until it is empty, the account is down, or the queue is closed. */
