@@ -223,9 +223,11 @@ class SqliteStateStore implements StateStore {
    */
   enqueue(d: StoredDelivery): number {
     const seq = ++this.#lastSeq;
-    // Encoded now: the router fills in the copy's ids later (when the message it edits is sent), as a replay does.
-    // encodeMessage writes what JSON.stringify would (keys in a fixed order) at about a third of its cost.
-    const message = encodeMessage(d.message);
+    // As it is now: the router fills in the copy's ids later (when the message it edits is sent), as a replay does.
+    // A message without Extra is held as a snapshot, encoded only if its row is written (turn-rows.ts: most rows of a
+    // burst are confirmed within their turn); any other is encoded now. encodeMessage writes what JSON.stringify
+    // would (keys in a fixed order) at about a third of its cost.
+    const message = d.message.Extra === null ? { ...d.message } : encodeMessage(d.message);
     this.#hold(() =>
       this.#held.queue([
         seq,
