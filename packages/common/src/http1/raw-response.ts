@@ -5,13 +5,14 @@ import { httpDate } from "./http-date.ts";
 import { flushJoinedWrite, type JoinedWriteDone, keepForJoinedWrite } from "./joined-writes.ts";
 import { LazyEmitter } from "./lazy-emitter.ts";
 import { type HeaderValue, headerLines, PreparedHeaders } from "./prepared-headers.ts";
+import { SLAB_JOIN_MAX_BYTES, slabSlice } from "./write-slab.ts";
 
 /**
- * A body is copied into one buffer with its head or chunk frame when the whole fits in an allocation from Buffer's
- * pool (under 4 KiB); a larger one is corked around the body (one writev as well): a copy into a buffer of its own
- * (its own ArrayBuffer) cost more than the writev, 0.5-1.5 µs more for the gateway bench's 5 kB stream answer.
+ * A body is copied into one buffer with its head or chunk frame when the whole fits in a slice of the write slab
+ * (write-slab.ts); a larger one is corked around the body (one writev as well), since copying it would cost more
+ * than the writev saves.
  */
-const JOIN_BELOW_BYTES = Buffer.poolSize >>> 1;
+const JOIN_BELOW_BYTES = SLAB_JOIN_MAX_BYTES;
 
 /** What the raw ingress needs to know of a response's end. */
 export interface ResponseEnd {
@@ -262,7 +263,7 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
     flushJoinedWrite(socket);
     const total = before.length + body.length + after.length;
     if (total < JOIN_BELOW_BYTES) {
-      const joined = Buffer.allocUnsafe(total);
+      const joined = slabSlice(total);
       joined.write(before, 0, "latin1");
       body.copy(joined, before.length);
       joined.write(after, before.length + body.length, "latin1");
