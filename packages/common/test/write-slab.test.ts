@@ -35,7 +35,7 @@ describe("the write slab", () => {
         fc.array(fc.integer({ min: 1, max: SLAB_JOIN_MAX_BYTES }), { minLength: 1, maxLength: 60 }),
         (sizes) => {
           const slices = sizes.map((size) => slabSlice(size));
-          slices.forEach((slice, i) => assert.equal(slice.length, sizes[i]));
+          for (const [i, slice] of slices.entries()) assert.equal(slice.length, sizes[i]);
           for (let i = 0; i < slices.length; i++) {
             for (let j = i + 1; j < slices.length; j++) {
               const a = slices[i] as Buffer;
