@@ -40,6 +40,8 @@ function keepAliveLinesFor(seconds: number): string {
   return keepAliveLines;
 }
 
+const NO_HEADERS: readonly (HeaderEntry | PreparedHeaders)[] = [];
+
 type PendingWrite = [before: string, body: string | Buffer | undefined, after: string, last: boolean];
 
 /** Told once an answer is written in full (RawResponse.onFinished), with the number it was given. */
@@ -69,7 +71,11 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
   writableEnded = false;
   writableFinished = false;
   /** By lower-case name (the prepared lines, if any, under PREPARED_SLOT): the name as given and its value. */
-  readonly #headers = new Map<string, HeaderEntry | PreparedHeaders>();
+  /**
+   * Made by the first header set: a response lives from its request's arrival until its answer is written (the bridge
+   * holds a turn's posts until their commit), and a map made at once was kept that long for nothing.
+   */
+  #headerMap: Map<string, HeaderEntry | PreparedHeaders> | undefined;
   #prepared: PreparedHeaders | undefined;
   #head = "";
   #chunked = false;
@@ -94,6 +100,11 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
     super();
     this.shouldKeepAlive = keepAlive;
     this.#hasTurn = hasTurn;
+  }
+
+  #headers(): Map<string, HeaderEntry | PreparedHeaders> {
+    this.#headerMap ??= new Map();
+    return this.#headerMap;
   }
 
   /** The answers before this one are in the socket's hands: what this one kept is written now. */
@@ -127,13 +138,13 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
     else validateHeaderValue(name, String(value));
     const key = name.toLowerCase();
     if (this.#prepared?.entries.has(key)) this.#unpack();
-    this.#headers.set(key, [name, value, key]);
+    this.#headers().set(key, [name, value, key]);
     return this;
   }
 
   getHeader(name: string): HeaderValue | undefined {
     const key = name.toLowerCase();
-    const entry = this.#headers.get(key);
+    const entry = this.#headerMap?.get(key);
     if (entry !== undefined && !(entry instanceof PreparedHeaders)) return entry[1];
     return this.#prepared?.entries.get(key)?.[1];
   }
@@ -145,8 +156,9 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
   setPreparedHeaders(prepared: PreparedHeaders): this {
     if (this.headersSent) throw headersSentError("set");
     let clash = this.#prepared !== undefined;
-    if (!clash && this.#headers.size > 0) {
-      for (const key of prepared.entries.keys()) if (this.#headers.has(key)) clash = true;
+    const headers = this.#headerMap;
+    if (!clash && headers !== undefined && headers.size > 0) {
+      for (const key of prepared.entries.keys()) if (headers.has(key)) clash = true;
     }
     if (clash) {
       // Rare: set one by one, which keeps node's order (a replaced header stays where it was).
@@ -154,18 +166,19 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
       return this;
     }
     this.#prepared = prepared;
-    this.#headers.set(PREPARED_SLOT, prepared);
+    this.#headers().set(PREPARED_SLOT, prepared);
     return this;
   }
 
   /** Prepared lines as single headers again, in their place, so that one of them can be replaced. */
   #unpack(): void {
-    const headers = [...this.#headers];
-    this.#headers.clear();
+    const map = this.#headers();
+    const headers = [...map];
+    map.clear();
     this.#prepared = undefined;
     for (const [key, entry] of headers) {
-      if (!(entry instanceof PreparedHeaders)) this.#headers.set(key, entry);
-      else for (const [lower, [name, value]] of entry.entries) this.#headers.set(lower, [name, value, lower]);
+      if (!(entry instanceof PreparedHeaders)) map.set(key, entry);
+      else for (const [lower, [name, value]] of entry.entries) map.set(lower, [name, value, lower]);
     }
   }
 
@@ -308,7 +321,7 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
     let hasDate = false;
     let connection: string | undefined;
     // Values, not [key, entry] pairs: no pair made per header.
-    for (const entry of this.#headers.values()) {
+    for (const entry of this.#headerMap?.values() ?? NO_HEADERS) {
       if (entry instanceof PreparedHeaders) {
         head += entry.lines;
         continue;
