@@ -69,4 +69,21 @@ describe("held messages of the state file", () => {
       { numRuns: 150 },
     );
   });
+
+  it("hold and write a message whose fields are not all strings (a caller's bug) as it was queued", (t) => {
+    const path = join(tempDir(t), "s.db");
+    const message = emptyMessage({ text: "odd" });
+    Object.assign(message, { id: 5, avatar: null });
+    const expected = JSON.parse(JSON.stringify(message)) as Message;
+    const store = openSqliteStateStore(path, { idMapSize: 10 });
+    store.atomically(() => store.enqueue({ account: "irc.net", channel: "#c", gateway: "g", message }));
+    store.commit();
+    store.close();
+    const reopened = openSqliteStateStore(path, { idMapSize: 10 });
+    t.after(() => reopened.close());
+    assert.deepEqual(
+      reopened.queued().map((row) => row.message),
+      [expected],
+    );
+  });
 });

@@ -45,6 +45,27 @@ const ENCODED_OVERHEAD = 160;
  */
 function heldChars(message: HeldMessage): number {
   if (typeof message === "string") return message.length;
+  // The fields one by one (0.02-0.03 µs; a loop over their names took 0.14-0.16); one that is not a string makes the sum NaN,
+  // and the loop then counts it as none.
+  const chars =
+    ENCODED_OVERHEAD +
+    message.text?.length +
+    message.channel?.length +
+    message.username?.length +
+    message.userid?.length +
+    message.avatar?.length +
+    message.account?.length +
+    message.event?.length +
+    message.protocol?.length +
+    message.gateway?.length +
+    message.parent_id?.length +
+    message.timestamp?.length +
+    message.id?.length;
+  return Number.isNaN(chars) ? heldCharsOfAnyMessage(message) : chars;
+}
+
+/** heldChars of a message whose fields are not all strings. */
+function heldCharsOfAnyMessage(message: Message): number {
   let chars = ENCODED_OVERHEAD;
   for (const field of STRING_FIELDS) {
     const value = message[field];
