@@ -78,9 +78,6 @@ interface Item {
   rateLimitWaits: number;
 }
 
-/** An item's resolve until its promise's executor (which runs at once) sets it: one function for every item. */
-const NOT_YET_RESOLVABLE = (_id: string): void => {};
-
 export class OutboundQueue {
   readonly #items: Item[] = [];
   readonly #policy: QueuePolicy;
@@ -136,7 +133,8 @@ export class OutboundQueue {
         deps.observer?.sent(delivery, deps.clock.now() - queuedAt);
         return result;
       }
-      const promise = this.#push(delivery, undefined);
+      const { item, promise } = this.#newItem(delivery, undefined);
+      this.#items.push(item);
       void this.#pump(result);
       return promise;
     }
@@ -144,7 +142,8 @@ export class OutboundQueue {
       this.#drop(delivery);
       return "";
     }
-    const promise = this.#push(delivery, ready);
+    const { item, promise } = this.#newItem(delivery, ready);
+    this.#items.push(item);
     if (!this.#pumping && deps.isUp()) {
       if (batching) this.#pumpSoon();
       else void this.#pump(undefined);
@@ -186,23 +185,13 @@ export class OutboundQueue {
     return left.length;
   }
 
-  /** Queues an item for `delivery`; the promise resolves with its id once it leaves the queue. */
-  #push(delivery: Delivery, ready: Promise<boolean> | undefined): Promise<string> {
-    // The promise's resolve function is the item's own: no closure or wrapper object per message besides it.
-    const item: Item = {
-      delivery,
-      ready,
-      resolve: NOT_YET_RESOLVABLE,
-      notBefore: 0,
-      queuedAt: this.#deps.clock.now(),
-      attempts: 0,
-      rateLimitWaits: 0,
-    };
+  #newItem(delivery: Delivery, ready: Promise<boolean> | undefined): { item: Item; promise: Promise<string> } {
+    let resolve: (id: string) => void = () => {};
     const promise = new Promise<string>((done) => {
-      item.resolve = done;
+      resolve = done;
     });
-    this.#items.push(item);
-    return promise;
+    const queuedAt = this.#deps.clock.now();
+    return { item: { delivery, ready, resolve, notBefore: 0, queuedAt, attempts: 0, rateLimitWaits: 0 }, promise };
   }
 
   /** Sends the head of the queue until it is empty, the account is down, or the queue is closed. */

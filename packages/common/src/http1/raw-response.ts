@@ -134,8 +134,7 @@ export class RawResponse extends LazyEmitter implements JoinedWriteDone {
     if (this.headersSent) throw headersSentError("set");
     // node:http's own checks, with its errors: nothing in a header can end the head early.
     validateHeaderName(name);
-    if (Array.isArray(value)) for (const item of value) validateHeaderValue(name, String(item));
-    else validateHeaderValue(name, String(value));
+    for (const item of Array.isArray(value) ? value : [value]) validateHeaderValue(name, String(item));
     const key = name.toLowerCase();
     if (this.#prepared?.entries.has(key)) this.#unpack();
     this.#headers().set(key, [name, value, key]);
