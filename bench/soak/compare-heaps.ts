@@ -6,7 +6,16 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { churn, codeGroup, codeKind, compare, type GroupChange, objectGroup, totalsByType } from "./heap-diff.ts";
+import {
+  churn,
+  codeCensus,
+  codeGroup,
+  codeKind,
+  compare,
+  type GroupChange,
+  objectGroup,
+  totalsByType,
+} from "./heap-diff.ts";
 import { HeapGraph } from "./heap-graph.ts";
 
 const { values, positionals } = parseArgs({
@@ -31,6 +40,15 @@ const rows = types
 for (const { type, sizes } of rows) console.log(`| ${type} | ${sizes.map(mb).join(" | ")} |`);
 const all = totals.map((t) => [...t.values()].reduce((sum, bytes) => sum + bytes, 0));
 console.log(`| all | ${all.map(mb).join(" | ")} |`);
+const censuses = graphs.map(({ graph }) => codeCensus(graph));
+for (const [label, key] of [
+  ["functions (SharedFunctionInfos)", "functions"],
+  ["scripts", "scripts"],
+  ["optimized code objects (TurboFan)", "optimized"],
+  ["baseline code objects (Sparkplug)", "baseline"],
+] as const) {
+  console.log(`| ${label} | ${censuses.map((c) => c[key]).join(" | ")} |`);
+}
 
 function table(title: string, changes: GroupChange[]): void {
   const net = changes.reduce((sum, c) => sum + c.added.bytes - c.freed.bytes, 0);

@@ -2,7 +2,16 @@
 // the function that owns it through closures, SharedFunctionInfos and longer retainer chains.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { churn, codeGroup, codeKind, compare, objectGroup, owningFunction, totalsByType } from "./heap-diff.ts";
+import {
+  churn,
+  codeCensus,
+  codeGroup,
+  codeKind,
+  compare,
+  objectGroup,
+  owningFunction,
+  totalsByType,
+} from "./heap-diff.ts";
 import { HeapGraph } from "./heap-graph.ts";
 
 const NODE_TYPES = ["hidden", "array", "string", "object", "code", "closure", "synthetic"];
@@ -183,5 +192,19 @@ describe("heap snapshot comparison", () => {
         ["route (run.cjs)", 0, 1, 0, 500],
       ],
     );
+  });
+
+  it("counts functions, scripts, optimized and baseline code", () => {
+    const graph = snapshot([
+      { ...root, edges: [["element", "0", 50]] },
+      script,
+      ...route,
+      { id: 50, type: "hidden", name: "system / WeakArrayList", size: 64, edges: [["element", "0", 3]] },
+      { id: 51, type: "synthetic", name: "(Strong roots)", size: 0, edges: [["internal", "script_list", 50]] },
+      { id: 60, type: "code", name: "", size: 88, edges: [["internal", "deoptimization_data", 61]] },
+      { id: 61, type: "code", name: "(code deopt data)", size: 200 },
+      { id: 62, type: "code", name: "", size: 88, edges: [["internal", "interpreter_data", 7]] },
+    ]);
+    assert.deepEqual(codeCensus(graph), { functions: 1, scripts: 1, optimized: 1, baseline: 1 });
   });
 });

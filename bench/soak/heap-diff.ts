@@ -85,6 +85,36 @@ export function codeGroup(graph: HeapGraph, node: number): string {
   return shared === undefined ? "(no function)" : functionLabel(graph, shared);
 }
 
+/** Counts that tell code compiled per message (functions, scripts) from the JIT tiering up (optimized, baseline). */
+export interface CodeCensus {
+  /** SharedFunctionInfos: grows when code is generated (new Function, eval, a new script). */
+  functions: number;
+  /** Scripts on V8's script list. */
+  scripts: number;
+  /** Code objects with deoptimization data: TurboFan's optimized functions. */
+  optimized: number;
+  /** Code objects with interpreter data: Sparkplug's baseline code. */
+  baseline: number;
+}
+
+export function codeCensus(graph: HeapGraph): CodeCensus {
+  const census: CodeCensus = { functions: 0, scripts: 0, optimized: 0, baseline: 0 };
+  for (let node = 0; node < graph.count; node++) {
+    if (isSharedFunctionInfo(graph, node)) census.functions++;
+    else if (graph.type(node) === "code" && graph.name(node) === "") {
+      if (graph.child(node, "deoptimization_data") !== undefined) census.optimized++;
+      else if (graph.child(node, "interpreter_data") !== undefined) census.baseline++;
+    }
+    if (
+      graph.name(node) === "system / WeakArrayList" &&
+      [...graph.retainers(node)].some((r) => r.edge === "script_list")
+    ) {
+      for (const { to } of graph.edges(node)) if (graph.type(to) === "code") census.scripts++;
+    }
+  }
+  return census;
+}
+
 /** Bytes by node type (object, code, string, ...) of one snapshot. */
 export function totalsByType(graph: HeapGraph): Map<string, number> {
   const totals = new Map<string, number>();

@@ -17,6 +17,7 @@ interface CopyId {
   pending?: Promise<string> | undefined;
 }
 interface Cache {
+  get(key: string): CopyId[] | undefined;
   set(key: string, copies: CopyId[]): void;
   confirm(key: string | undefined, copy: CopyId, id: string): void;
   readonly size: number;
@@ -64,6 +65,8 @@ const shapes: Shape[] = [
 async function fill(cache: Cache, shape: Shape, count: number, sized: boolean): Promise<void> {
   for (let i = 0; i < count; i++) {
     const key = cacheKey(shape.source, parsedId());
+    // The router looks the key up first (an edit of a known message has its copies).
+    if (cache.get(key) !== undefined) throw new Error("a fresh id was known");
     const copies: CopyId[] = [];
     const confirmations: Promise<void>[] = [];
     for (const destination of shape.destinations) {
