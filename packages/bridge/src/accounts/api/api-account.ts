@@ -15,6 +15,7 @@ import type { PostedBody } from "./body-reader.ts";
 import { InboundError, type PostTargets, parseBody, toMessage } from "./inbound.ts";
 import type { API_KEYS } from "./keys.ts";
 import { DEFAULT_BUFFER } from "./keys.ts";
+import { PostedMessage } from "./posted-message.ts";
 import { RingBuffer } from "./ring-buffer.ts";
 import { buildApiServer, type ServingPhase } from "./server.ts";
 import { type ServerLimits, serverLimits } from "./server-limits.ts";
@@ -131,14 +132,14 @@ export class ApiAccount implements Connection {
     );
   }
 
-  #post(body: PostedBody): { encoded: string; deliveries: number } {
+  #post(body: PostedBody): PostedMessage {
     const message = toMessage(parseBody(body), this.id, this.#targets, timestampNow());
-    // The answer is what the client submitted, encoded before the router rewrites the message (text, nick): the
-    // object itself is the router's then, no copy needed. It names its gateway, so it is routed in that one only.
-    const encoded = encodeMessage(message);
+    // The answer is what the client submitted, taken before the router rewrites the message (text, nick): the object
+    // itself is the router's then. It names its gateway, so it is routed in that one only.
+    const posted = new PostedMessage(message);
     // Written with the turn's other posts in one commit; the server answers once `written()` resolves.
-    const { deliveries } = this.#context.receiveInTurn(message);
-    return { encoded, deliveries };
+    posted.deliveries = this.#context.receiveInTurn(message).deliveries;
+    return posted;
   }
 
   /** An api account has no channels to join: it serves whoever connects. */

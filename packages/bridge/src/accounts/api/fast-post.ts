@@ -56,7 +56,8 @@ export interface FastPostDeps {
   /** Retry-After of the 503 answered during a stop. */
   retryAfterSeconds(): number;
   shuttingDownMessage: string;
-  post(body: PostedBody): { encoded: string; deliveries: number };
+  /** `encoded` is read when the post is answered (posted-message.ts: the answer is encoded then). */
+  post(body: PostedBody): { readonly encoded: string; readonly deliveries: number };
   written(): Promise<void>;
 }
 
@@ -74,8 +75,7 @@ interface Held {
   request: PostRequest;
   response: PostResponse;
   startedAt: number;
-  encoded: string;
-  deliveries: number;
+  posted: { readonly encoded: string; readonly deliveries: number };
 }
 
 /** A request taken here whose body the parser is reading. */
@@ -171,7 +171,8 @@ export function fastPost(deps: FastPostDeps): FastPost {
           joined.add(response.socket);
           beginJoinedWrite(response.socket);
         }
-        answer(response, post.startedAt, 200, {}, post.encoded, deliveredLines(post.deliveries));
+        const { encoded, deliveries } = post.posted;
+        answer(response, post.startedAt, 200, {}, encoded, deliveredLines(deliveries));
       }
     } finally {
       // Whatever happened, nothing kept stays behind.
@@ -212,8 +213,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     // A post whose body was still arriving when the stop began is refused too: nothing is routed after the signal.
     if (!deps.isServing()) return refuseWhileStopping(request, response, startedAt);
     try {
-      const { encoded, deliveries } = deps.post(body);
-      hold({ request, response, startedAt, encoded, deliveries });
+      hold({ request, response, startedAt, posted: deps.post(body) });
     } catch (error) {
       fail(request, response, startedAt, error);
     }
