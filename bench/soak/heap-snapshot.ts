@@ -1,7 +1,7 @@
 // Heap snapshots of the soak's processes, taken through --heapsnapshot-signal (no inspector): a snapshot begins with
 // a full garbage collection, so the heap a scrape reads right after one is the live heap, without the garbage a
-// sample at a random moment of the collector's cycle includes. The first and last files are what to compare in
-// Chrome DevTools (Memory, Comparison) when the live heap grows.
+// sample at a random moment of the collector's cycle includes. When the live heap grows, compare-heaps.ts (or Chrome
+// DevTools: Memory, Comparison) says with what, between any two quiet moments.
 import { readdirSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";

@@ -44,7 +44,7 @@ export interface SoakResult {
     restarts: Record<string, number>;
   };
   machine: { cpus: number; loadBefore: number[]; loadAfter: number[] };
-  /** Heap snapshots kept (--keep-snapshots): each process's first and last. */
+  /** Heap snapshots kept (--keep-snapshots): each process's, one per quiet moment. */
   snapshots: Record<string, string[]>;
 }
 

@@ -85,7 +85,7 @@ describe("soak bench", () => {
     }
     for (const name of ["gateway", "bridge", "baseline"]) {
       const kept = result.snapshots[name] ?? [];
-      assert.equal(kept.length, 2, `${name}: first and last heap snapshots kept`);
+      assert.ok(kept.length >= 2, `${name}: a heap snapshot of each quiet moment kept: ${kept.join(", ")}`);
       for (const file of kept) assert.ok(existsSync(file), file);
     }
     for (const kind of ["chat", "stream", "stream-aborted", "embeddings", "dashboard", "lifecycle-load", "key-churn"]) {

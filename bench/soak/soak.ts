@@ -7,7 +7,8 @@
 // Flags: --minutes 60 --warmup MIN (20 % of the run) --sample-seconds 10 --workers 4 --pace-ms 100 --rate 2
 // --flap-minutes 3 --restart-minutes 4 --down-seconds 5 --lifecycle-seconds 60 --json FILE (every sample and count)
 // --quiet-minutes 10 (between quiet moments: load held, heap snapshots, live heap and handles sampled)
-// --keep-snapshots DIR (keeps each process's first and last heap snapshot there, to compare in DevTools)
+// --keep-snapshots DIR (keeps each process's heap snapshot of every quiet moment there, named <process>-<minute>:
+// compare them with compare-heaps.ts, or in DevTools)
 // --node-flags="..." (added to both services' node, e.g. --heapsnapshot-near-heap-limit=1)
 
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -163,7 +164,8 @@ async function main(): Promise<void> {
       }),
     );
   };
-  const snapshots = new Map<string, string[]>(targets.map((t) => [t.name, []]));
+  /** Each process's heap snapshots, with the minute of the run each was taken at. */
+  const snapshots = new Map<string, { file: string; minute: number }[]>(targets.map((t) => [t.name, []]));
   /**
    * Holds the load still until the bridge is settled and the clients' connections have closed, takes a heap snapshot
    * of each process (a full collection first), then samples: quiet samples read the live heap and the lasting handles.
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
     for (const target of targets) {
       const file = await takeHeapSnapshot(target.pid, snapshotDir);
       if (file === undefined) log(`${target.name}: no heap snapshot within the bound`);
-      else snapshots.get(target.name)?.push(file);
+      else snapshots.get(target.name)?.push({ file, minute: (Date.now() - t0) / 60_000 });
     }
     await sampleAll(true);
     const read = series.map((s) => {
@@ -241,11 +243,10 @@ async function main(): Promise<void> {
     const into = values["keep-snapshots"];
     mkdirSync(into, { recursive: true });
     for (const [name, files] of snapshots) {
-      kept[name] = [files[0], files.at(-1)].flatMap((file, i) => {
-        if (file === undefined || (i === 1 && files.length < 2)) return [];
-        const to = join(into, `${name}-${i === 0 ? "first" : "last"}.heapsnapshot`);
+      kept[name] = files.map(({ file, minute }) => {
+        const to = join(into, `${name}-${minute.toFixed(1).padStart(5, "0")}min.heapsnapshot`);
         renameSync(file, to);
-        return [to];
+        return to;
       });
     }
   }
