@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import type { HeapGraph } from "./heap-graph.ts";
 
 /** Bytes and objects of one group. */
-export interface Tally {
+interface Tally {
   count: number;
   bytes: number;
 }
@@ -51,7 +51,7 @@ export function owningFunction(graph: HeapGraph, node: number): number | undefin
 }
 
 /** "name (script file)" of a SharedFunctionInfo. */
-export function functionLabel(graph: HeapGraph, shared: number): string {
+function functionLabel(graph: HeapGraph, shared: number): string {
   const script = graph.child(shared, "script_or_debug_info");
   const file = script === undefined ? "" : basename(graph.name(script));
   // V8 names a SharedFunctionInfo by its function; an anonymous one is "(shared function info)".

@@ -21,7 +21,7 @@ const OUTBOUND_COLUMNS = ["seq", "account", "channel", "gateway", "message", "co
  * all strings, which nothing changes), encoded only if the row is written. A burst's rows are mostly confirmed within
  * their turn and never written: encoding each when it was queued cost about 0.6 µs per message, for nothing.
  */
-export type HeldMessage = string | Message;
+type HeldMessage = string | Message;
 
 export type OutboundValues = [
   seq: number,
