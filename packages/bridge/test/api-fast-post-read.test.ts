@@ -8,6 +8,7 @@ import { connect } from "node:net";
 import { describe, it } from "node:test";
 import pino from "pino";
 import { fastPost } from "../src/accounts/api/fast-post.ts";
+import { PostOrder } from "../src/accounts/api/post-order.ts";
 
 const POSTS = 20;
 
@@ -29,6 +30,7 @@ describe("the fast post's bodies", () => {
         return { encoded: "{}", deliveries: 1 };
       },
       written: () => Promise.resolve(),
+      order: new PostOrder(),
     });
     const server = createServer((request, response) => {
       if (!fast.fromNode(request, response)) response.writeHead(404).end();

@@ -4,10 +4,11 @@
 // malformed, hostile) pipelined on one connection, however the bytes are split; the same 408s; idle connections closed
 // when the bridge stops.
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import { connect } from "node:net";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { type RunningBridge, startBridge, suiteTeardown } from "./helpers.ts";
+import { type Answer, exchange, rawPost as post, readAnswers } from "./pipelined.ts";
 
 const TOKEN = "raw-Token_1";
 
@@ -46,62 +47,6 @@ enable = true
   [[gateway.inout]]
   account = "api.slow"
 `;
-
-interface Answer {
-  status: string;
-  /** Header lines as sent, in their order. */
-  headers: string[];
-  body: string;
-}
-
-/** Reads HTTP/1.1 answers (Content-Length framed, as every answer of this API is) until the connection closes. */
-function readAnswers(socket: Socket, count: number): Promise<Answer[]> {
-  return new Promise((resolve, reject) => {
-    let data = Buffer.alloc(0);
-    const answers: Answer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`${count} answers expected, got ${answers.length}: ${data.toString("latin1")}`));
-    }, 15_000);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(answers);
-    };
-    socket.on("data", (chunk: Buffer) => {
-      data = Buffer.concat([data, chunk]);
-      for (;;) {
-        const end = data.indexOf("\r\n\r\n");
-        if (end < 0) return;
-        const [status = "", ...headers] = data.toString("latin1", 0, end).split("\r\n");
-        const length = Number(headers.find((line) => /^content-length:/i.test(line))?.split(":")[1] ?? 0);
-        if (data.length < end + 4 + length) return;
-        answers.push({ status, headers, body: data.toString("utf8", end + 4, end + 4 + length) });
-        data = data.subarray(end + 4 + length);
-        if (answers.length === count) {
-          socket.destroy();
-          done();
-          return;
-        }
-      }
-    });
-    socket.on("close", done);
-    socket.on("error", () => {});
-  });
-}
-
-/** Sends `requests` on one connection, in `pieces` writes a little apart, and reads the answers. */
-async function exchange(url: string, requests: Buffer[], pieces: number): Promise<Answer[]> {
-  const socket = connect(Number(new URL(url).port), "127.0.0.1");
-  await new Promise((resolve) => socket.once("connect", resolve));
-  const answers = readAnswers(socket, requests.length);
-  const bytes = Buffer.concat(requests);
-  const size = Math.ceil(bytes.length / pieces);
-  for (let at = 0; at < bytes.length && !socket.destroyed; at += size) {
-    socket.write(bytes.subarray(at, at + size));
-    if (pieces > 1) await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  return answers;
-}
 
 /** What may differ between two bridges' answers: the Date (its presence must not) and when a message was posted. */
 function comparable(answer: Answer): Answer {
@@ -143,12 +88,6 @@ function assertSameAnswers(fromRaw: Answer[], fromNode: Answer[]): void {
   const common = Math.min(rawAnswered.length, nodeAnswered.length);
   assert.deepEqual(rawAnswered.slice(0, common), nodeAnswered.slice(0, common));
 }
-
-const post = (body: string, headers: string[] = ["Content-Type: application/json"], path = "/api/message") =>
-  Buffer.from(
-    `POST ${path} HTTP/1.1\r\nHost: bridge\r\n${headers.map((line) => `${line}\r\n`).join("")}` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 
 /** Posts and other requests, ordinary and not, as a sequence on one connection may hold them. */
 const message = fc.record(

@@ -30,6 +30,7 @@ import { coalesceWrites } from "./coalesced-writes.ts";
 import { InboundError } from "./inbound-error.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
 import { deliveredLines } from "./post-answer-headers.ts";
+import { leave, type Place, type PostOrder, whenFirst } from "./post-order.ts";
 import { type RouteLogger, routeLogger } from "./request-log.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -59,6 +60,8 @@ export interface FastPostDeps {
   /** `encoded` is read when the post is answered (posted-message.ts: the answer is encoded then). */
   post(body: PostedBody): { readonly encoded: string; readonly deliveries: number };
   written(): Promise<void>;
+  /** The posts of a connection are routed in the order they were read, whichever path serves them. */
+  order: PostOrder;
 }
 
 /** A request served here, from node:http or from the raw ingress. */
@@ -85,6 +88,7 @@ interface Arriving {
   startedAt: number;
   format: BodyFormat;
   length: number;
+  place: Place;
 }
 
 /** A post the raw ingress read in full, waiting for the end of the poll phase. */
@@ -93,6 +97,7 @@ interface RawArriving {
   response: RawResponse;
   startedAt: number;
   format: BodyFormat;
+  place: Place;
 }
 
 /** Serves the requests it takes; each returns false for those fastify should handle. */
@@ -219,6 +224,22 @@ export function fastPost(deps: FastPostDeps): FastPost {
     }
   };
 
+  /** Handled once the posts read before it on its connection are (post-order.ts). */
+  const handleInTurn = (
+    request: PostRequest,
+    response: PostResponse,
+    startedAt: number,
+    body: PostedBody,
+    place: Place,
+  ) =>
+    whenFirst(place, () => {
+      try {
+        handle(request, response, startedAt, body);
+      } finally {
+        leave(place);
+      }
+    });
+
   /** A body is there: handled now when small, after a turn of its own when large (large-body-turns.ts). */
   const received = (
     request: PostRequest,
@@ -226,13 +247,15 @@ export function fastPost(deps: FastPostDeps): FastPost {
     startedAt: number,
     format: BodyFormat,
     bytes: Buffer,
+    place: Place,
   ) => {
     const ownTurn = largeBodyTurn(bytes.length);
-    // A small body is handled at once and kept nowhere, so it may be a view of the socket's read; a large one waits,
-    // so it is a copy of its own.
-    if (ownTurn === undefined) return handle(request, response, startedAt, { format, bytes });
-    const body: PostedBody = { format, bytes: Buffer.from(bytes) };
-    ownTurn.then(() => handle(request, response, startedAt, body));
+    const waits = ownTurn !== undefined || place.line.places[0] !== place;
+    // A body handled at once is kept nowhere, so it may be a view of the socket's read; one that waits (for its own
+    // turn, or behind an earlier post of its connection) is a copy of its own.
+    const body: PostedBody = { format, bytes: waits ? Buffer.from(bytes) : bytes };
+    if (ownTurn === undefined) return handleInTurn(request, response, startedAt, body, place);
+    ownTurn.then(() => handleInTurn(request, response, startedAt, body, place));
   };
 
   /** A body that was not all there in the first read: taken chunk by chunk. */
@@ -242,6 +265,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     startedAt: number,
     format: BodyFormat,
     length: number,
+    place: Place,
   ) => {
     const chunks: Buffer[] = [];
     let settled = false;
@@ -255,6 +279,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
         startedAt,
         format,
         chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length),
+        place,
       );
     });
     // A client that goes away mid-body is a client error, not a failure of the bridge; as fastify does after a body
@@ -262,6 +287,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     request.once("error", () => {
       if (settled) return;
       settled = true;
+      leave(place);
       answerError(request, response, startedAt, 400, "the request body was cut off", { connection: "close" });
     });
   };
@@ -282,15 +308,15 @@ export function fastPost(deps: FastPostDeps): FastPost {
   const takeArrived = () => {
     const list = arriving;
     arriving = [];
-    for (const { request, response, startedAt, format, length } of list) {
+    for (const { request, response, startedAt, format, length, place } of list) {
       // Complete: every byte of the body is buffered (the parser holds the client to its Content-Length).
-      if (request.complete) received(request, response, startedAt, format, request.read() ?? Buffer.alloc(0));
-      else listen(request, response, startedAt, format, length);
+      if (request.complete) received(request, response, startedAt, format, request.read() ?? Buffer.alloc(0), place);
+      else listen(request, response, startedAt, format, length, place);
     }
     const rawList = rawArriving;
     rawArriving = [];
-    for (const { request, response, startedAt, format } of rawList) {
-      received(request, response, startedAt, format, request.body);
+    for (const { request, response, startedAt, format, place } of rawList) {
+      received(request, response, startedAt, format, request.body, place);
     }
   };
   const arrive = () => {
@@ -311,7 +337,8 @@ export function fastPost(deps: FastPostDeps): FastPost {
     if (check !== undefined && !check(headers.authorization).ok) return false;
     coalesceWrites(request.socket as Socket);
     arrive();
-    arriving.push({ request, response, startedAt: performance.now(), format, length });
+    const place = deps.order.join(request.socket);
+    arriving.push({ request, response, startedAt: performance.now(), format, length, place });
     return true;
   };
 
@@ -323,7 +350,8 @@ export function fastPost(deps: FastPostDeps): FastPost {
     if (check !== undefined && !check(headers.authorization).ok) return false;
     coalesceWrites(request.socket);
     arrive();
-    rawArriving.push({ request, response, startedAt: performance.now(), format });
+    const place = deps.order.join(request.socket);
+    rawArriving.push({ request, response, startedAt: performance.now(), format, place });
     return true;
   };
 

@@ -18,6 +18,7 @@ import {
 import { fastPost } from "./fast-post.ts";
 import { InboundError } from "./inbound.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
+import { PostOrder } from "./post-order.ts";
 import { installRawIngress } from "./raw-ingress.ts";
 import { requestLogger } from "./request-log.ts";
 import type { ServerLimits } from "./server-limits.ts";
@@ -107,8 +108,11 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   });
   app.server.maxConnections = limits.maxConnections;
   closeIdleConnectionsAfterReading(app.server);
-  // The ordinary POST /api/message is served before fastify sees it (fast-post.ts); the rest is fastify's.
+  // The ordinary POST /api/message is served before fastify sees it (fast-post.ts); the rest is fastify's. The posts of
+  // a connection are routed in the order they were read, whichever serves them.
+  const order = new PostOrder();
   const fast = fastPost({
+    order,
     bodyLimit: deps.bodyLimit,
     check,
     logger: deps.logger,
@@ -123,7 +127,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   const fastifyHandler = fastifyListeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeAllListeners("request");
   app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    if (!fast.fromNode(request, response)) fastifyHandler(request, response);
+    if (fast.fromNode(request, response)) return;
+    if (request.method === "POST") order.joinFastify(request, response);
+    fastifyHandler(request, response);
   });
   // In front of node:http: the ordinary post is read off the connection, anything else goes to the listener above.
   if (deps.rawIngress) installRawIngress(app.server, fast, deps);
@@ -166,7 +172,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
   const refuseWhileStopping = (reply: FastifyReply) =>
     sendError(reply.header("Retry-After", String(deps.retryAfterSeconds())), 503, SHUTTING_DOWN);
   // Answers given while stopping close their connection, so shutdown does not wait for idle keep-alive clients.
-  app.addHook("onSend", (_request, reply, payload, done) => {
+  // A post answered is routed or refused: the posts behind it on its connection go on.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (request.method === "POST") order.leaveFastify(request.raw);
     if (deps.phase() !== "serving") reply.header("connection", "close");
     done(null, payload);
   });
@@ -251,10 +259,14 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<FastifyInstan
     // Awaited only for a large body: awaiting undefined would still cost every post a trip through the microtasks.
     const turn = largeBodyTurn(request.body.bytes.length);
     if (turn !== undefined) await turn;
-    // A post whose body was still arriving when the stop began is refused too: nothing is routed after the signal.
-    if (deps.phase() !== "serving") return refuseWhileStopping(reply);
+    const body = request.body;
     try {
-      const { encoded, deliveries } = deps.post(request.body);
+      // After the posts read before it on its connection. One whose body was still arriving when the stop began is
+      // refused too: nothing is routed after the signal.
+      const routing = order.routeInTurn(request.raw, () => (deps.phase() === "serving" ? deps.post(body) : undefined));
+      const posted = routing instanceof Promise ? await routing : routing;
+      if (posted === undefined) return refuseWhileStopping(reply);
+      const { encoded, deliveries } = posted;
       // Never answered before the message is in the state file (the durability rule); a failed commit is a 500.
       await deps.written();
       return reply.type(JSON_TYPE).header("x-switchboard-deliveries", String(deliveries)).send(encoded);
