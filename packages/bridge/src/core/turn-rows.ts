@@ -98,12 +98,18 @@ export class TurnRows {
   readonly #deleteOutbound: ChunkedDelete;
   readonly #saveCopies: ChunkedInsert;
   readonly #appendUnread: ChunkedInsert;
-  /** Queue rows by sequence number (in the order they were queued, which is the numbers' order). */
-  readonly #outbound = new Map<number, OutboundValues>();
+  /**
+   * Queue rows by sequence number (in the order they were queued, which is the numbers' order). This map and #copies
+   * are made by a turn's first row and dropped when the turn ends, never cleared and kept: V8 links a map's replaced
+   * hash tables to their successors, so a long-lived map whose table had reached the old generation (through a quiet
+   * spell) kept every later table, and every row they held, alive through the young collections until a full one
+   * (the gateway's dispatch/shutdown.ts says more).
+   */
+  #outbound: Map<number, OutboundValues> | undefined;
   /** Queue rows written before this turn (or earlier in it) to be removed. */
   #dequeued: number[] = [];
   /** Id-map entries by gateway, then key, in the order they were saved (the id map's order). */
-  readonly #copies = new Map<string, Map<string, HeldCopies>>();
+  #copies: Map<string, Map<string, HeldCopies>> | undefined;
   #copyCount = 0;
   /** Unread rows, three values each: seq, account, encoded. */
   #unread: (string | number)[] = [];
@@ -118,7 +124,7 @@ export class TurnRows {
 
   get empty(): boolean {
     return (
-      this.#outbound.size === 0 && this.#dequeued.length === 0 && this.#copyCount === 0 && this.#unread.length === 0
+      (this.#outbound?.size ?? 0) === 0 && this.#dequeued.length === 0 && this.#copyCount === 0 && this.#unread.length === 0
     );
   }
 
@@ -128,15 +134,16 @@ export class TurnRows {
   }
 
   queue(values: OutboundValues): void {
+    this.#outbound ??= new Map();
     this.#outbound.set(values[0], values);
     this.#chars += heldChars(values[4]);
   }
 
   /** Removes a queue row: true when it was held here (never written, so nothing is left to remove from the file). */
   dequeue(seq: number): boolean {
-    const held = this.#outbound.get(seq);
+    const held = this.#outbound?.get(seq);
     if (held !== undefined) {
-      this.#outbound.delete(seq);
+      this.#outbound?.delete(seq);
       this.#chars -= heldChars(held[4]);
       return true;
     }
@@ -146,6 +153,7 @@ export class TurnRows {
 
   /** Saves (or replaces, as the last of the turn's saves) the id-map entry of `key`; `copies` becomes the store's. */
   saveCopies(gateway: string, key: string, at: number, copies: StoredCopy[]): void {
+    this.#copies ??= new Map();
     let byKey = this.#copies.get(gateway);
     if (byKey === undefined) {
       byKey = new Map();
@@ -159,7 +167,7 @@ export class TurnRows {
 
   /** The copies of an id-map entry saved in this turn (to be changed in place), or undefined. */
   heldCopies(gateway: string, key: string): StoredCopy[] | undefined {
-    return this.#copies.get(gateway)?.get(key)?.copies;
+    return this.#copies?.get(gateway)?.get(key)?.copies;
   }
 
   appendUnread(seq: number, account: string, encoded: string): void {
@@ -180,18 +188,19 @@ export class TurnRows {
   }
 
   #writeAll(run: RunStatement): boolean {
-    if (this.#outbound.size > 0) {
+    const outbound = this.#outbound;
+    if (outbound !== undefined && outbound.size > 0) {
       let values: OutboundValues[number][] = [];
-      if (this.#outbound.size === 1) {
-        const row = this.#outbound.values().next().value;
+      if (outbound.size === 1) {
+        const row = outbound.values().next().value;
         if (row !== undefined) values = encodedRow(row);
-      } else for (const row of this.#outbound.values()) values.push(...encodedRow(row));
+      } else for (const row of outbound.values()) values.push(...encodedRow(row));
       if (!this.#insertOutbound.insert(run, values)) return false;
     }
     if (this.#dequeued.length > 0 && !this.#deleteOutbound.delete(run, this.#dequeued)) return false;
     if (this.#copyCount > 0) {
       const values: (string | number)[] = [];
-      for (const [gateway, byKey] of this.#copies) {
+      for (const [gateway, byKey] of this.#copies ?? []) {
         for (const [key, held] of byKey) values.push(gateway, key, held.at, JSON.stringify(held.copies));
       }
       if (!this.#saveCopies.insert(run, values)) return false;
@@ -206,9 +215,9 @@ export class TurnRows {
 
   /** Forgets everything held (written, or its turn rolled back). */
   clear(): void {
-    if (this.#outbound.size > 0) this.#outbound.clear();
+    this.#outbound = undefined;
     if (this.#dequeued.length > 0) this.#dequeued = [];
-    if (this.#copyCount > 0) this.#copies.clear();
+    this.#copies = undefined;
     this.#copyCount = 0;
     if (this.#unread.length > 0) this.#unread = [];
     this.#chars = 0;
