@@ -13,6 +13,7 @@ export {
   type ShapeProblem,
   wholeBodyShapeProblem,
 } from "./json-shape.ts";
+export { type LiveEntry, LiveList } from "./live-list.ts";
 export { logOutput, readByPerson } from "./log-output.ts";
 export { noSchemaCompilers } from "./no-schema-compilers.ts";
 export { readRegularFile, replaceRegularFile, UnsafeFileError } from "./regular-file.ts";

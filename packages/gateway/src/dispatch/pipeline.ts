@@ -14,7 +14,7 @@ import { type DispatchOutcome, DONE, refused } from "./outcome.ts";
 import { type QueueSettings, RequestQueue } from "./request-queue.ts";
 import { noAvailableBackend } from "./route-errors.ts";
 import type { ServiceTimes } from "./service-times.ts";
-import { type Cuttable, SHUTTING_DOWN_MESSAGE, ShutdownSignal, shuttingDown } from "./shutdown.ts";
+import { type InFlightEntry, SHUTTING_DOWN_MESSAGE, ShutdownSignal, shuttingDown } from "./shutdown.ts";
 import { streamErrorEvent } from "./sse-normaliser.ts";
 
 /** What every event of one attempt says about it. */
@@ -70,8 +70,7 @@ export interface PipelineOptions {
  * pipeline drives it with plain promise reactions on each attempt's `done`, not async functions: the common request (one
  * attempt) then costs the attempt's promise and one reaction, where suspended async frames cost four promises more.
  */
-/** A request the pipeline runs; it is its own entry in the shutdown signal's list (Cuttable). */
-interface InFlight extends Cuttable {
+interface InFlight {
   readonly job: DispatchJob;
   readonly writer: AnswerWriter;
   /** Runs when the shutdown grace period ends before the request settles (see ShutdownSignal.enter). */
@@ -90,6 +89,8 @@ interface InFlight extends Cuttable {
   /** Attempts made. */
   made: number;
   failures: AttemptFailure[];
+  /** Its place among the requests the shutdown signal may cut. */
+  shutdownEntry: InFlightEntry | undefined;
 }
 
 /**
@@ -158,10 +159,9 @@ export class DispatchPipeline {
       next: 0,
       made: 0,
       failures: [],
-      olderInFlight: undefined,
-      newerInFlight: undefined,
+      shutdownEntry: undefined,
     };
-    this.#shutdown.enter(flight);
+    flight.shutdownEntry = this.#shutdown.enter(flight.cut);
     try {
       // A response closes once: `on` spares the wrapper `once` makes per request.
       res.on("close", () => {
@@ -173,20 +173,20 @@ export class DispatchPipeline {
       const outcome = routed ? this.#next(flight) : this.#queued(flight, decision);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
-      this.#shutdown.leave(flight);
+      this.#shutdown.leave(flight.shutdownEntry);
       return Promise.reject(error);
     }
   }
 
   /** The request settled: it leaves the shutdown guard; one cut before anything was written is answered 503. */
   #finish(flight: InFlight, outcome: DispatchOutcome): DispatchOutcome {
-    this.#shutdown.leave(flight);
+    this.#shutdown.leave(flight.shutdownEntry);
     return flight.wasCut && !flight.writer.headersSent ? refused(shuttingDown()) : outcome;
   }
 
   /** Something threw while the request ran: it leaves the shutdown guard, and the error goes on to the route. */
   #fail(flight: InFlight, error: unknown): never {
-    this.#shutdown.leave(flight);
+    this.#shutdown.leave(flight.shutdownEntry);
     throw error;
   }
 

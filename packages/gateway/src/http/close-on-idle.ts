@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from "node:http";
+import { LiveList } from "@switchboard/common";
 
 /**
  * Keep-alive connections end as soon as they have nothing to do once the gateway is stopping, rather than when a
@@ -6,14 +7,15 @@ import type { Server, ServerResponse } from "node:http";
  * and a connection whose last answer just finished is closed on the next turn.
  */
 export class CloseOnIdle {
-  readonly #responses = new Set<ServerResponse>();
+  /** A LiveList, not a Set: a Set gaining and losing one per request promoted them (see live-list.ts). */
+  readonly #responses = new LiveList<ServerResponse>();
   #stopping = false;
 
   constructor(private readonly server: Server) {
     server.on("request", (_request, response: ServerResponse) => {
-      this.#responses.add(response);
+      const entry = this.#responses.add(response);
       response.once("close", () => {
-        this.#responses.delete(response);
+        this.#responses.remove(entry);
         // After the response's own bookkeeping: only then is its connection idle.
         if (this.#stopping) setImmediate(() => server.closeIdleConnections());
       });
@@ -23,7 +25,7 @@ export class CloseOnIdle {
   /** From now on, no connection is kept alive: those idle now are closed, the others when their answer is done. */
   stop(): void {
     this.#stopping = true;
-    for (const response of this.#responses) if (!response.headersSent) response.shouldKeepAlive = false;
+    for (const response of this.#responses.values()) if (!response.headersSent) response.shouldKeepAlive = false;
     this.server.closeIdleConnections();
   }
 }
