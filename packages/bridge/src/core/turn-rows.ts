@@ -124,7 +124,10 @@ export class TurnRows {
 
   get empty(): boolean {
     return (
-      (this.#outbound?.size ?? 0) === 0 && this.#dequeued.length === 0 && this.#copyCount === 0 && this.#unread.length === 0
+      (this.#outbound?.size ?? 0) === 0 &&
+      this.#dequeued.length === 0 &&
+      this.#copyCount === 0 &&
+      this.#unread.length === 0
     );
   }
 
