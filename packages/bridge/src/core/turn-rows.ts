@@ -103,7 +103,7 @@ export class TurnRows {
    * are made by a turn's first row and dropped when the turn ends, never cleared and kept: V8 links a map's replaced
    * hash tables to their successors, so a long-lived map whose table had reached the old generation (through a quiet
    * spell) kept every later table, and every row they held, alive through the young collections until a full one
-   * (the gateway's dispatch/shutdown.ts says more).
+   * (common/live-list.ts says more).
    */
   #outbound: Map<number, OutboundValues> | undefined;
   /** Queue rows written before this turn (or earlier in it) to be removed. */

@@ -11,6 +11,7 @@
 // service stops, idle connections are closed and busy ones end with their answers.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
+import { type LiveEntry, LiveList } from "../live-list.ts";
 import { closeIfStillIdle } from "./idle-close.ts";
 import { RawRequest } from "./raw-request.ts";
 import { RawResponse, type ResponseEnd } from "./raw-response.ts";
@@ -43,7 +44,8 @@ export interface RawIngressOptions {
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
 export class RawIngress {
-  readonly #connections = new Set<RawConnection>();
+  /** A LiveList, not a Set: one connection per request (clients without keep-alive) would promote them (live-list.ts). */
+  readonly #connections = new LiveList<RawConnection>();
   #stopping = false;
   #nodeListener: ConnectionListener | undefined;
   #server: Server | undefined;
@@ -57,7 +59,10 @@ export class RawIngress {
     this.#nodeListener = listeners[0];
     this.#server = server;
     server.removeAllListeners("connection");
-    server.on("connection", (socket: Socket) => this.#connections.add(new RawConnection(socket, this)));
+    server.on("connection", (socket: Socket) => {
+      const connection = new RawConnection(socket, this);
+      connection.listed = this.#connections.add(connection);
+    });
     // fastify (forceCloseConnections: "idle") and CloseOnIdle close idle connections through this, when stopping.
     const closeNodeIdle = server.closeIdleConnections.bind(server);
     server.closeIdleConnections = () => {
@@ -73,17 +78,17 @@ export class RawIngress {
   /** From now on no connection here is kept alive: idle ones close now, busy ones after their answer. */
   stopKeepingAlive(): void {
     this.#stopping = true;
-    for (const connection of this.#connections) connection.stopKeepingAlive();
+    for (const connection of this.#connections.values()) connection.stopKeepingAlive();
   }
 
   handOff(connection: RawConnection, socket: Socket): void {
-    this.#connections.delete(connection);
+    this.#unlist(connection);
     (this.#nodeListener as ConnectionListener).call(this.#server as Server, socket);
   }
 
   /** A request not received in time: answered as node:http answers it (the server's clientError listeners). */
   timedOut(connection: RawConnection, socket: Socket): void {
-    this.#connections.delete(connection);
+    this.#unlist(connection);
     const server = this.#server as Server;
     const error = Object.assign(new Error("request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" });
     if (server.listenerCount("clientError") > 0) server.emit("clientError", error, socket);
@@ -91,11 +96,17 @@ export class RawIngress {
   }
 
   forget(connection: RawConnection): void {
-    this.#connections.delete(connection);
+    this.#unlist(connection);
+  }
+
+  #unlist(connection: RawConnection): void {
+    if (connection.listed !== undefined) this.#connections.remove(connection.listed);
   }
 }
 
 class RawConnection implements ResponseEnd {
+  /** Its place among the ingress's connections (undefined until listed, or when it closed as it was made). */
+  listed: LiveEntry<RawConnection> | undefined;
   #held: Buffer | undefined;
   /**
    * The requests served and not yet answered in full, in their order, and their answers (at the same index): two
