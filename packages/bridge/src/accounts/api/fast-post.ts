@@ -30,7 +30,7 @@ import { coalesceWrites } from "./coalesced-writes.ts";
 import { InboundError } from "./inbound-error.ts";
 import { largeBodyTurn } from "./large-body-turns.ts";
 import { deliveredLines } from "./post-answer-headers.ts";
-import { leave, type Place, type PostOrder, whenFirst } from "./post-order.ts";
+import { isFirst, leave, type Place, type PostOrder, whenFirst } from "./post-order.ts";
 import { type RouteLogger, routeLogger } from "./request-log.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -250,7 +250,7 @@ export function fastPost(deps: FastPostDeps): FastPost {
     place: Place,
   ) => {
     const ownTurn = largeBodyTurn(bytes.length);
-    const waits = ownTurn !== undefined || place.line.places[0] !== place;
+    const waits = ownTurn !== undefined || !isFirst(place);
     // A body handled at once is kept nowhere, so it may be a view of the socket's read; one that waits (for its own
     // turn, or behind an earlier post of its connection) is a copy of its own.
     const body: PostedBody = { format, bytes: waits ? Buffer.from(bytes) : bytes };

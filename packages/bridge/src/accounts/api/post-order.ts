@@ -20,6 +20,11 @@ interface Line {
   advancing: boolean;
 }
 
+/** Whether every earlier place of the line has left (a post now would be routed at once). */
+export function isFirst(place: Place): boolean {
+  return place.line.places[0] === place;
+}
+
 /**
  * Runs `run` when every earlier place of the line has left (now, if they have, or if this one already left); the
  * caller then calls leave().
@@ -115,7 +120,7 @@ export class PostOrder {
         leave(place);
       }
     };
-    if (place.line.places[0] === place) return routeAndLeave();
+    if (isFirst(place)) return routeAndLeave();
     return new Promise<T>((resolve, reject) =>
       whenFirst(place, () => {
         try {
