@@ -71,7 +71,7 @@ describe("timestamp", () => {
   });
 
   it("keeps the nanoseconds and pads them", () => {
-    const ts = formatTimestamp(1_795_000_000_000_000_007n);
+    const ts = formatTimestamp(1_795_000_000, 7);
     assert.match(ts, /\.000000007[+-]\d\d:\d\d$/);
     assert.equal(Date.parse(ts), 1_795_000_000_000);
   });
@@ -79,19 +79,20 @@ describe("timestamp", () => {
   it("formats any instant as without its per-second cache, whatever came before", () => {
     const pad = (value: number, width: number) => String(value).padStart(width, "0");
     /** The formatting in full, every field each time. */
-    const reference = (ns: bigint) => {
-      const ms = Number(ns / 1_000_000n);
+    const reference = (second: number, nanos: number) => {
+      const ms = second * 1000;
       const offsetMinutes = -new Date(ms).getTimezoneOffset();
       const local = new Date(ms + offsetMinutes * 60_000);
       const abs = Math.abs(offsetMinutes);
       return (
         `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}` +
         `T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}:${pad(local.getUTCSeconds(), 2)}` +
-        `.${pad(Number(ns % 1_000_000_000n), 9)}${offsetMinutes < 0 ? "-" : "+"}` +
+        `.${pad(nanos, 9)}${offsetMinutes < 0 ? "-" : "+"}` +
         `${pad(Math.floor(abs / 60), 2)}:${pad(abs % 60, 2)}`
       );
     };
-    // Instants near each other (the same second, the next one, a minute boundary) as well as far apart.
+    // Instants near each other (the same second, the next one, a minute boundary) as well as far apart, in
+    // nanoseconds since the epoch (BigInt: beyond a double's exact integers), split as formatTimestamp takes them.
     const second = fc.bigInt({ min: 0n, max: 4_102_444_800n });
     const instant = fc.tuple(second, fc.bigInt({ min: 0n, max: 999_999_999n })).map(([s, n]) => s * 1_000_000_000n + n);
     const nearby = fc.tuple(
@@ -103,11 +104,21 @@ describe("timestamp", () => {
         let ns = start;
         for (const step of [0n, ...steps]) {
           ns = ns + step < 0n ? ns : ns + step;
-          assert.equal(formatTimestamp(ns), reference(ns));
+          const [s, n] = [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+          assert.equal(formatTimestamp(s, n), reference(s, n));
         }
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("follows the wall clock to within its 50 ms re-anchoring bound", () => {
+    for (let i = 0; i < 200; i++) {
+      const before = Date.now();
+      const ms = Date.parse(timestampNow());
+      const after = Date.now();
+      assert.ok(ms >= before - 51 && ms <= after + 51, `${ms} outside [${before}, ${after}]`);
+    }
   });
 
   it("is monotonic within a run", () => {
