@@ -11,6 +11,7 @@ import { DispatchPipeline } from "./dispatch/pipeline.ts";
 import { ServiceTimes } from "./dispatch/service-times.ts";
 import { ShutdownSignal } from "./dispatch/shutdown.ts";
 import { DemandHistory } from "./fleet/demand.ts";
+import { FirstRound } from "./fleet/first-round.ts";
 import { HealthChecker } from "./fleet/health-checker.ts";
 import { Registry } from "./fleet/registry.ts";
 import { CloseOnIdle } from "./http/close-on-idle.ts";
@@ -68,8 +69,8 @@ export interface RunningGateway {
 }
 
 /**
- * Starts the gateway: backends, one round of health probes (so that it serves at once), the periodic checker and the
- * HTTP server. `close()` stops everything it started.
+ * Starts the gateway: backends, one round of health probes, the periodic checker and the HTTP server, which listens
+ * while that round runs; resolves once both are done. `close()` stops everything it started.
  */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const timeouts = { requestTimeoutMs: config.server.request_timeout_seconds * 1000 };
@@ -212,9 +213,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
     { ...HUB_DEFAULTS, maxClients: config.server.dashboard_max_clients },
   );
+  // The first round of probes starts now, before the server is built. The server listens as soon as it is ready,
+  // without waiting for the round (a backend that does not answer would keep the port closed for up to
+  // health_check.timeout_seconds): requests that come meanwhile wait for what they need of it (fleet/first-round.ts).
+  const firstRound = new FirstRound(config.healthCheck.enabled ? health.start() : health.checkNow(), registry);
   const app = buildServer({
     config,
     registry,
+    firstRound,
     router,
     pipeline,
     events,
@@ -232,12 +238,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: VERSION,
   });
   const connections = new CloseOnIdle(app.server);
-  // One round of probes before listening, so that the first requests find the backends' health known; fastify
-  // compiles its routes and schemas meanwhile, while the probes wait on the network.
-  const probed = config.healthCheck.enabled ? health.start() : health.checkNow();
   try {
-    await Promise.all([app.ready(), probed]);
+    await app.ready();
     await app.listen({ host: config.server.host, port: config.server.port });
+    // Started once the round has settled too: whoever starts the gateway then finds every backend's health known.
+    await firstRound.done;
   } catch (error) {
     dashboard.close();
     await health.stop();

@@ -69,11 +69,11 @@ export async function modelsCommand(options: QueryOptions): Promise<string> {
   );
 }
 
-/** `health`: the GET /health body; the exit code says whether it is unhealthy. */
+/** `health`: the GET /health body; the exit code says whether it is unhealthy (or still starting). */
 export async function healthCommand(options: QueryOptions): Promise<{ output: string; healthy: boolean }> {
   const { body } = await getJson(options.url, "/health");
   const health = body as Row;
-  const healthy = health["status"] !== "unhealthy";
+  const healthy = health["status"] !== "unhealthy" && health["status"] !== "starting";
   if (options.json) return { output: JSON.stringify(health, null, 2), healthy };
   const backends = (health["backends"] ?? {}) as Row;
   const models = (health["models"] ?? {}) as Row;

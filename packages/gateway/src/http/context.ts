@@ -5,6 +5,7 @@ import type { GatewayConfig } from "../config/types.ts";
 import type { DashboardHub } from "../dashboard/hub.ts";
 import type { DispatchPipeline } from "../dispatch/pipeline.ts";
 import type { DemandHistory } from "../fleet/demand.ts";
+import type { FirstRound } from "../fleet/first-round.ts";
 import type { Registry } from "../fleet/registry.ts";
 import type { ResponseStore } from "../inbound/responses/store.ts";
 import type { LifecycleManager } from "../lifecycle/manager.ts";
@@ -20,6 +21,8 @@ import type { Stats } from "../telemetry/stats.ts";
 export interface GatewayContext {
   config: GatewayConfig;
   registry: Registry;
+  /** The first round of health probes, which may still run while the server listens (fleet/first-round.ts). */
+  firstRound: FirstRound;
   router: Router;
   /** Runs chat and embeddings requests: queue, slots, attempts, failover. */
   pipeline: DispatchPipeline;

@@ -11,6 +11,7 @@ import { chatRequirements } from "../routing/requirements.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import { setBudgetHeaders } from "./budget-headers.ts";
 import type { GatewayContext } from "./context.ts";
+import { decideOnceProbed } from "./decide-once-probed.ts";
 import { routeControls } from "./route-controls.ts";
 import { answerDispatch, sendError } from "./send.ts";
 import { traceparentOf } from "./traceparent.ts";
@@ -65,7 +66,7 @@ export async function dispatchInboundChat(
   if (body instanceof ApiError) return sendError(reply, body, {}, envelope);
   const requirements = chatRequirements(body);
   const route = () => router.decide(requested, requirements, registry, controls);
-  const decision = route();
+  const decision = await decideOnceProbed(route, context.firstRound);
   if (decision.outcome === "unknown_model") {
     return sendError(reply, modelNotFound(requested, decision.available), {}, envelope);
   }

@@ -7,6 +7,7 @@ import { factsOf } from "../request/facts.ts";
 import { embeddingsRequirements } from "../routing/requirements.ts";
 import { setBudgetHeaders } from "./budget-headers.ts";
 import type { GatewayContext } from "./context.ts";
+import { decideOnceProbed } from "./decide-once-probed.ts";
 import { routeControls } from "./route-controls.ts";
 import { answerDispatch, sendError } from "./send.ts";
 import { traceparentOf } from "./traceparent.ts";
@@ -49,7 +50,7 @@ export async function dispatchInboundEmbeddings<Body>(
   if (input instanceof ApiError) return sendError(reply, input, {}, envelope);
   const requirements = embeddingsRequirements(input.input);
   const route = () => router.decide(input.model, requirements, registry);
-  const decision = route();
+  const decision = await decideOnceProbed(route, context.firstRound);
   if (decision.outcome === "unknown_model") {
     return sendError(reply, modelNotFound(input.model, decision.available), {}, envelope);
   }

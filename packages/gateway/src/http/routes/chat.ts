@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { chatJob } from "../../dispatch/chat.ts";
+import type { Dispatchable } from "../../dispatch/pipeline.ts";
 import { modelNotFound, noAvailableBackend } from "../../dispatch/route-errors.ts";
+import type { BackendState } from "../../fleet/backend-state.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
@@ -9,6 +11,7 @@ import { chatRequirements } from "../../routing/requirements.ts";
 import type { RouteDecision } from "../../routing/types.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
+import { decideOnceProbed } from "../decide-once-probed.ts";
 import { answeringFailures, type ModelRouteServer } from "../model-route.ts";
 import { routeControls } from "../route-controls.ts";
 import { answerDispatch, sendRawError } from "../send.ts";
@@ -17,7 +20,7 @@ import { validateChat } from "../validate-chat.ts";
 
 /** POST /v1/chat/completions: validate, route, dispatch (streaming or not; queued when every backend is full). */
 export function chatServer(context: GatewayContext): ModelRouteServer {
-  const { router, registry, events, pipeline, logger } = context;
+  const { router, registry, events, pipeline, logger, firstRound } = context;
   // Not an async function: the ordinary request never waits before its dispatch, and an async function's promise
   // (and its adopting the dispatch's) were two promises and three microtask jobs more per request.
   const start = (
@@ -55,13 +58,17 @@ export function chatServer(context: GatewayContext): ModelRouteServer {
     if (body instanceof ApiError) return refuse(body);
     const requirements = chatRequirements(body);
     const route = () => router.decide(requested, requirements, registry, controls);
-    const decision = route();
-    if (decision.outcome === "unknown_model") return refuse(modelNotFound(requested, decision.available));
-    if (decision.outcome === "unavailable") {
-      const { error, headers: extra } = noAvailableBackend(requested, decision, "chat completions");
-      return refuse(error, extra);
-    }
-    const dispatchWith = (estimatedTokens: number) => {
+    const dispatchOn = (decision: RouteDecision<BackendState>): Promise<void> | undefined => {
+      if (decision.outcome === "unknown_model") return refuse(modelNotFound(requested, decision.available));
+      if (decision.outcome === "unavailable") {
+        const { error, headers: extra } = noAvailableBackend(requested, decision, "chat completions");
+        return refuse(error, extra);
+      }
+      // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
+      if (mayUseCloud(decision)) return countPromptTokens(body).then((tokens) => dispatchWith(decision, tokens));
+      return dispatchWith(decision, requirements.estimatedTokens);
+    };
+    const dispatchWith = (decision: Dispatchable, estimatedTokens: number) => {
       const maxTokens = body.max_tokens;
       const job = chatJob({
         requestId,
@@ -82,9 +89,8 @@ export function chatServer(context: GatewayContext): ModelRouteServer {
       facts.dispatch = dispatch;
       return answerDispatch(dispatch, res, requestId, logger);
     };
-    // The BPE count (what a cloud call will be billed on) only when a cloud backend may serve; else the rough one.
-    if (mayUseCloud(decision)) return countPromptTokens(body).then(dispatchWith);
-    return dispatchWith(requirements.estimatedTokens);
+    const decision = decideOnceProbed(route, firstRound);
+    return decision instanceof Promise ? decision.then(dispatchOn) : dispatchOn(decision);
   };
   const serve: ModelRouteServer = (requestId, request, res, parsed) => {
     try {

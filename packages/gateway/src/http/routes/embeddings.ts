@@ -5,6 +5,7 @@ import { factsOf } from "../../request/facts.ts";
 import { embeddingsRequirements } from "../../routing/requirements.ts";
 import { setBudgetHeaders } from "../budget-headers.ts";
 import type { GatewayContext } from "../context.ts";
+import { decideOnceProbed } from "../decide-once-probed.ts";
 import { answeringFailures, type ModelRouteServer } from "../model-route.ts";
 import { routeControls } from "../route-controls.ts";
 import { answerDispatch, sendRawError } from "../send.ts";
@@ -40,7 +41,7 @@ export function embeddingsServer(context: GatewayContext): ModelRouteServer {
     if (input instanceof ApiError) return refuse(input);
     const requirements = embeddingsRequirements(input.input);
     const route = () => router.decide(input.model, requirements, registry);
-    const decision = route();
+    const decision = await decideOnceProbed(route, context.firstRound);
     if (decision.outcome === "unknown_model") return refuse(modelNotFound(input.model, decision.available));
     if (decision.outcome === "unavailable") {
       const { error, headers } = noAvailableBackend(input.model, decision, "embeddings");

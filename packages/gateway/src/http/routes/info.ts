@@ -4,12 +4,14 @@ import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
 import { anthropicModel, anthropicModelList, type ListedModel } from "../../inbound/anthropic/models.ts";
 import { invalidRequest } from "../../request/errors.ts";
 import { statsBody } from "../../telemetry/stats.ts";
+import { afterFirstRound } from "../after-first-round.ts";
 import type { GatewayContext } from "../context.ts";
 import { mayUseModel } from "../key-gate.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** GET /v1/models, /health, /v1/stats, /v1/history and /metrics. */
 export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext): void {
+  const waitForProbes = afterFirstRound(context.firstRound);
   const { registry, stats, version, pipeline, history, metrics } = context;
 
   /** The models of healthy backends, those the request's key may use. */
@@ -38,13 +40,13 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
   const listed = (request: FastifyRequest): ListedModel[] =>
     listModels(request).map((model) => ({ id: String(model["id"]), created: Number(model["created"]) }));
 
-  app.get("/v1/models", async (request, reply) => {
+  app.get("/v1/models", waitForProbes, async (request, reply) => {
     if (request.headers["anthropic-version"] !== undefined) return sendJson(reply, anthropicModelList(listed(request)));
     sendJson(reply, { object: "list", data: listModels(request) });
   });
 
   // OpenAI's "retrieve model": the first healthy backend's entry for the id (ids may contain "/", hence the wildcard).
-  app.get("/v1/models/*", async (request, reply) => {
+  app.get("/v1/models/*", waitForProbes, async (request, reply) => {
     // The router has already decoded the path once; decoding again would turn "%25" into a broken escape.
     const id = (request.params as { "*": string })["*"];
     const entry = listModels(request).find((model) => model.id === id);
@@ -57,7 +59,7 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
   app.get("/health", async (_request, reply) => {
     const total = registry.backends.length;
     const healthy = registry.backends.filter((state) => state.healthy).length;
-    const status = total > 0 && healthy === total ? "healthy" : healthy > 0 ? "degraded" : "unhealthy";
+    const status = healthStatus(context.firstRound.settled, total, healthy);
     const body = {
       status,
       version,
@@ -67,7 +69,7 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
       // Only with a budget: whether its state file takes writes ("failing": spend is counted but not saved).
       ...(context.budget ? { state_store: context.budget.storeCondition.state } : {}),
     };
-    sendJson(reply, body, status === "unhealthy" ? 503 : 200);
+    sendJson(reply, body, status === "unhealthy" || status === "starting" ? 503 : 200);
   });
 
   app.get("/v1/stats", async (_request, reply) => {
@@ -106,4 +108,14 @@ export function registerInfoRoutes(app: FastifyInstance, context: GatewayContext
 
 function compare(a: unknown, b: unknown): number {
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+/**
+ * /health's status: "starting" while the first round of probes runs (the gateway listens, and requests wait for what
+ * they need of it), then "healthy" (every backend), "degraded" (some) or "unhealthy" (none).
+ */
+function healthStatus(firstRoundSettled: boolean, total: number, healthy: number): string {
+  if (!firstRoundSettled) return "starting";
+  if (total > 0 && healthy === total) return "healthy";
+  return healthy > 0 ? "degraded" : "unhealthy";
 }

@@ -3,6 +3,7 @@ import { type LifecycleRefusal, refused } from "../../lifecycle/manager.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
 import type { OperationView } from "../../telemetry/events.ts";
+import { afterFirstRound } from "../after-first-round.ts";
 import type { GatewayContext } from "../context.ts";
 import { sendError, sendJson } from "../send.ts";
 
@@ -82,15 +83,16 @@ const operationId = (params: unknown) => (params as { "*": string })["*"];
 
 /** The lifecycle API: load, unload, migrate, and the operations they start (poll, list, cancel). */
 export function registerLifecycleRoutes(app: FastifyInstance, context: GatewayContext): void {
+  const waitForProbes = afterFirstRound(context.firstRound);
   const { lifecycle } = context;
 
-  app.post("/v1/models/load", async (request, reply) => {
+  app.post("/v1/models/load", waitForProbes, async (request, reply) => {
     const given = fields(request.body, ["model", "backend"]);
     if (given instanceof ApiError) return sendError(reply, given);
     answer(reply, lifecycle.load(given["model"]!, given["backend"]!));
   });
 
-  app.post("/v1/models/migrate", async (request, reply) => {
+  app.post("/v1/models/migrate", waitForProbes, async (request, reply) => {
     const given = fields(request.body, ["model", "from", "to"]);
     if (given instanceof ApiError) return sendError(reply, given);
     const value = (request.body as JsonBody).value as Record<string, unknown>;
@@ -101,7 +103,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, context: GatewayCo
   });
 
   // Model ids may hold "/", percent-encoded by the client: the wildcard has them decoded once.
-  app.delete("/v1/models/*", async (request, reply) => {
+  app.delete("/v1/models/*", waitForProbes, async (request, reply) => {
     const given = (request.query as Record<string, unknown>)["backend"];
     if (typeof given !== "string" || given === "") {
       return sendError(reply, invalidRequest("Name the backend to unload from: ?backend=NAME", "backend"));

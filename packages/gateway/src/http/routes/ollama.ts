@@ -5,6 +5,7 @@ import { type FleetModel, OLLAMA_API_VERSION, psEntry, showBody, tagsEntry } fro
 import { fromOllamaChat, fromOllamaGenerate } from "../../inbound/ollama/request.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { afterFirstRound } from "../after-first-round.ts";
 import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
@@ -19,6 +20,7 @@ const IN_MEMORY_TIMEOUT_MS = 2_000;
  * and embeddings through the one pipeline, answered in Ollama's shapes (NDJSON streams) and error words.
  */
 export function registerOllamaRoutes(app: FastifyInstance, context: GatewayContext): void {
+  const waitForProbes = afterFirstRound(context.firstRound);
   const { registry } = context;
 
   /** Every model a healthy backend serves, once (the first backend's facts). */
@@ -34,7 +36,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
   };
 
   app.get("/api/version", async (_request, reply) => sendJson(reply, { version: OLLAMA_API_VERSION }));
-  app.get("/api/tags", async (request, reply) => {
+  app.get("/api/tags", waitForProbes, async (request, reply) => {
     const allowed = mayUseModel(request.raw);
     sendJson(reply, {
       models: fleetModels()
@@ -43,7 +45,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
     });
   });
 
-  app.post("/api/show", async (request, reply) => {
+  app.post("/api/show", waitForProbes, async (request, reply) => {
     const model = modelOf((request.body as JsonBody | undefined)?.value, true);
     const found = fleetModels().find((entry) => entry.info.id === model);
     if (found) return sendJson(reply, showBody(found));
@@ -51,7 +53,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
   });
 
   // Loaded models: what Ollama backends hold in memory; other backends' models are always loaded.
-  app.get("/api/ps", async (_request, reply) => {
+  app.get("/api/ps", waitForProbes, async (_request, reply) => {
     const loaded = new Set<string>();
     await Promise.all(
       registry.backends
