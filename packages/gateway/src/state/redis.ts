@@ -59,17 +59,18 @@ export class RedisStore implements StateStore {
     this.#redis = redis as ScriptedRedis;
   }
 
-  /** Connects; resolves when connected or after the timeout (then the store starts down and keeps trying). */
+  /**
+   * Connects; resolves once the first attempt has connected or failed (refused at once, or after connectTimeout), at
+   * the latest after `timeoutMs`. A store that could not connect starts down and keeps trying in the background: a
+   * Redis that is away no longer holds the gateway's start for the whole timeout.
+   */
   async start(timeoutMs = 5_000): Promise<void> {
-    const ready = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.#redis.once("ready", () => {
-        clearTimeout(timer);
-        resolve();
-      });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
     });
-    this.#redis.connect().catch(() => {});
-    await ready;
+    await Promise.race([this.#redis.connect().catch(() => {}), timeout]);
+    clearTimeout(timer);
   }
 
   get up(): boolean {

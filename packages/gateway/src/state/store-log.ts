@@ -5,11 +5,17 @@ import type { StateStore } from "./types.ts";
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /**
- * One line when the store goes away (limits fail open) and one when it is back; failed operations in between are
- * logged at most every 10 s.
+ * One line when the store is away at start-up or goes away (limits fail open) and one when it is back; failed
+ * operations in between are logged at most every 10 s.
  */
 export function reportStoreAvailability(store: StateStore, logger: Logger): { failed: (error: unknown) => void } {
   let lastLogged = 0;
+  if (!store.up) {
+    logger.warn(
+      `the ${store.kind} state store is unreachable at start-up: requests with a key get 503 state_store_unavailable (the master key works) until it is reachable; reconnecting`,
+    );
+    lastLogged = Date.now();
+  }
   store.onAvailability((up) => {
     if (up) logger.info(`the ${store.kind} state store is reachable again: key limits apply again`);
     else {

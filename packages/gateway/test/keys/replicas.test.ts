@@ -1,6 +1,6 @@
 // Two gateway replicas (real bins) on one real redis-server act as one: keys, requests and tokens per minute,
-// budgets and revocations are shared; both restarted keep keys and spend; Redis restarted mid-traffic costs no 5xx;
-// no secret reaches a log line.
+// budgets and revocations are shared; both restarted keep keys and spend; Redis restarted mid-traffic costs no 5xx; a
+// replica started while Redis is away starts at once and takes keys once it is back; no secret reaches a log line.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -221,6 +221,21 @@ describe("two replicas on one Redis", () => {
     assert.equal((await chat(b, limited.key)).status, 429);
     await a.waitForLine(/state store is unreachable/, 1_000);
     await a.waitForLine(/state store is reachable again/, 1_000);
+  });
+
+  it("a replica whose Redis is away at start-up starts at once, says so, and takes keys once Redis is back", async () => {
+    const made = await createKey(a, { name: "late-replica" });
+    let c: ManagedProcess | undefined;
+    await redis.restart(async () => {
+      c = await serve("replica-c");
+      await c.waitForLine(/state store is unreachable at start-up/, 1_000);
+      const refused = await chat(c, made.key);
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json().error.code, "state_store_unavailable");
+    });
+    const late = c as ManagedProcess;
+    await waitUntil(async () => (await chat(late, made.key)).status === 200, { what: "replica-c taking the key" });
+    await late.waitForLine(/state store is reachable again/, 1_000);
   });
 
   it("the CLI makes, lists and revokes keys on the running gateway", async () => {
