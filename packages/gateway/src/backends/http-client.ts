@@ -160,17 +160,24 @@ export class BackendHttpClient {
     }
   }
 
-  /** GET returning parsed JSON; any non-2xx or unparsable body throws. Used by probes. */
-  async getJson(path: string, timeoutMs: number): Promise<unknown> {
-    return this.#json("GET", path, undefined, timeoutMs);
+  /** GET returning parsed JSON; any non-2xx or unparsable body throws, as does `stop` aborting. Used by probes. */
+  async getJson(path: string, timeoutMs: number, stop?: AbortSignal): Promise<unknown> {
+    return this.#json("GET", path, undefined, timeoutMs, stop);
   }
 
-  async postJson(path: string, body: unknown, timeoutMs: number): Promise<unknown> {
-    return this.#json("POST", path, JSON.stringify(body), timeoutMs);
+  async postJson(path: string, body: unknown, timeoutMs: number, stop?: AbortSignal): Promise<unknown> {
+    return this.#json("POST", path, JSON.stringify(body), timeoutMs, stop);
   }
 
-  async #json(method: Method, path: string, body: string | undefined, timeoutMs: number): Promise<unknown> {
-    const signal = AbortSignal.timeout(timeoutMs);
+  async #json(
+    method: Method,
+    path: string,
+    body: string | undefined,
+    timeoutMs: number,
+    stop: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
     const reply =
       this.#plainHttpBase === undefined
         ? await this.fetch(method, path, body, { signal, timeoutMs })

@@ -7,6 +7,8 @@ export class HealthChecker {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  /** Aborts the probes in flight at stop(): a backend that does not answer must not hold the shutdown. */
+  readonly #stop = new AbortController();
 
   constructor(
     private readonly registry: Registry,
@@ -35,6 +37,7 @@ export class HealthChecker {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#stop.abort();
     await this.#running;
   }
 
@@ -54,7 +57,7 @@ export class HealthChecker {
     const started = performance.now();
     const timeoutMs = this.config.timeout_seconds * 1000;
     try {
-      const models = await state.backend.probe(timeoutMs);
+      const models = await state.backend.probe(timeoutMs, this.#stop.signal);
       if (this.#stopped) return;
       this.registry.probeSucceeded(state, models, performance.now() - started);
     } catch (error) {

@@ -29,9 +29,9 @@ export class GoogleBackend extends TranslatedBackend {
   }
 
   /** GET /{version}/models: free. Models that generate content, and embedding models (served by batchEmbedContents). */
-  async probe(timeoutMs: number): Promise<ModelInfo[]> {
+  async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
     const { version } = this.translation.options;
-    const list = (await this.client.getJson(`/${version}/models?pageSize=1000`, timeoutMs)) as {
+    const list = (await this.client.getJson(`/${version}/models?pageSize=1000`, timeoutMs, stop)) as {
       models?: unknown;
     } | null;
     if (!list || !Array.isArray(list.models)) throw new Error(`GET /${version}/models answered without models`);

@@ -18,8 +18,8 @@ export class OllamaBackend extends OpenAICompatibleBackend {
   readonly #shown = new Map<string, ShowFacts>();
   readonly lifecycle: ModelLifecycle = ollamaLifecycle(this.client);
 
-  override async probe(timeoutMs: number): Promise<ModelInfo[]> {
-    const tags = await this.client.getJson("/api/tags", timeoutMs);
+  override async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
+    const tags = await this.client.getJson("/api/tags", timeoutMs, stop);
     const list = tags && typeof tags === "object" ? (tags as Record<string, unknown>)["models"] : undefined;
     if (!Array.isArray(list)) throw new Error("GET /api/tags answered without a models array");
     const entries = list.flatMap((entry) => {
@@ -33,7 +33,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
     });
     const models = await Promise.all(
       entries.map(async ({ id, digest, created }): Promise<ModelInfo> => {
-        const facts = await this.#show(id, digest, timeoutMs);
+        const facts = await this.#show(id, digest, timeoutMs, stop);
         return { id, created, contextLength: facts?.contextLength, capabilities: facts?.capabilities };
       }),
     );
@@ -43,12 +43,12 @@ export class OllamaBackend extends OpenAICompatibleBackend {
     return models;
   }
 
-  async #show(model: string, digest: string, timeoutMs: number): Promise<ShowFacts | undefined> {
+  async #show(model: string, digest: string, timeoutMs: number, stop?: AbortSignal): Promise<ShowFacts | undefined> {
     const cached = this.#shown.get(model);
     if (cached && cached.digest === digest && digest !== "") return cached;
     let shown: unknown;
     try {
-      shown = await this.client.postJson("/api/show", { model }, timeoutMs);
+      shown = await this.client.postJson("/api/show", { model }, timeoutMs, stop);
     } catch {
       return undefined; // the model is still listed; its facts stay unknown until the next probe
     }
