@@ -177,17 +177,23 @@ export class BackendHttpClient {
     stop: AbortSignal | undefined,
   ): Promise<unknown> {
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
-    const reply =
-      this.#plainHttpBase === undefined
-        ? await this.fetch(method, path, body, { signal, timeoutMs })
-        : await wholeReply(
-            this.#plainHttpBase + path,
-            method,
-            body === undefined ? this.#plainHeaders : this.#jsonHeaders,
-            body,
-            signal,
-          );
+    const limit = stop === undefined ? undefined : eitherAborts(timeout, stop);
+    const signal = limit?.signal ?? timeout;
+    let reply: { statusCode: number; body: Buffer };
+    try {
+      reply =
+        this.#plainHttpBase === undefined
+          ? await this.fetch(method, path, body, { signal, timeoutMs })
+          : await wholeReply(
+              this.#plainHttpBase + path,
+              method,
+              body === undefined ? this.#plainHeaders : this.#jsonHeaders,
+              body,
+              signal,
+            );
+    } finally {
+      limit?.release();
+    }
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
       throw new Error(`${method} ${path} answered HTTP ${reply.statusCode}`);
     }
@@ -213,4 +219,26 @@ function idHeaders(ids: CallIds): Record<string, string> {
   const headers: Record<string, string> = { "x-request-id": ids.requestId };
   if (ids.traceparent !== undefined) headers["traceparent"] = ids.traceparent;
   return headers;
+}
+
+/**
+ * A signal that aborts when `a` or `b` does (with its reason), and `release` to unlink it once the call is done. Not
+ * AbortSignal.any: on Node 20 each signal it makes stays in a long-lived source's set of dependants (the health
+ * checker's stop signal lives as long as the gateway), 100,000 probes kept 100,000 entries.
+ */
+function eitherAborts(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+  const both = new AbortController();
+  const fromA = () => both.abort(a.reason);
+  const fromB = () => both.abort(b.reason);
+  if (a.aborted) fromA();
+  else if (b.aborted) fromB();
+  a.addEventListener("abort", fromA, { once: true });
+  b.addEventListener("abort", fromB, { once: true });
+  return {
+    signal: both.signal,
+    release() {
+      a.removeEventListener("abort", fromA);
+      b.removeEventListener("abort", fromB);
+    },
+  };
 }

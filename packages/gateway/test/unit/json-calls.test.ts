@@ -1,6 +1,7 @@
 // BackendHttpClient's JSON calls (probes, model listings) to an http: backend, which go through node:http
 // (backends/whole-reply.ts) rather than undici: the same requests, answers and failures as before.
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
@@ -91,6 +92,23 @@ describe("a backend's JSON calls over node:http", () => {
       client.getJson("/v1/models", 1_000),
       (error) => error instanceof UpstreamUnreachable && !error.timedOut,
     );
+    await client.close();
+  });
+
+  it("a call with a stop signal is cut by it, and leaves nothing attached to it", async () => {
+    const client = clientFor(base);
+    const stop = new AbortController();
+    handle = (_request, response) => response.end('{"data":[]}');
+    for (let i = 0; i < 50; i++) await client.getJson("/v1/models", 1_000, stop.signal);
+    handle = (_request, response) => response.writeHead(404).end();
+    await assert.rejects(client.getJson("/v1/missing", 1_000, stop.signal));
+    assert.equal(getEventListeners(stop.signal, "abort").length, 0);
+    // A silent backend: the stop, not the minute's timeout, ends the call.
+    handle = () => {};
+    const call = client.getJson("/v1/models", 60_000, stop.signal);
+    stop.abort();
+    await assert.rejects(call);
+    assert.equal(getEventListeners(stop.signal, "abort").length, 0);
     await client.close();
   });
 });
