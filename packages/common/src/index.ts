@@ -1,3 +1,4 @@
+export { abortEither } from "./abort-either.ts";
 export { type DirectInfoLines, directInfoLines, jsonNumber } from "./direct-log-line.ts";
 export { closeIdleConnectionsAfterReading } from "./http1/idle-close.ts";
 export { beginJoinedWrite, endJoinedWrite } from "./http1/joined-writes.ts";

@@ -1,3 +1,4 @@
+import { abortEither } from "@switchboard/common";
 import type { Pool } from "undici";
 import type { BackendSettings } from "../config/types.ts";
 import { Http1Client } from "./http1/client.ts";
@@ -177,7 +178,7 @@ export class BackendHttpClient {
     stop: AbortSignal | undefined,
   ): Promise<unknown> {
     const timeout = AbortSignal.timeout(timeoutMs);
-    const limit = stop === undefined ? undefined : eitherAborts(timeout, stop);
+    const limit = stop === undefined ? undefined : abortEither(timeout, stop);
     const signal = limit?.signal ?? timeout;
     let reply: { statusCode: number; body: Buffer };
     try {
@@ -219,26 +220,4 @@ function idHeaders(ids: CallIds): Record<string, string> {
   const headers: Record<string, string> = { "x-request-id": ids.requestId };
   if (ids.traceparent !== undefined) headers["traceparent"] = ids.traceparent;
   return headers;
-}
-
-/**
- * A signal that aborts when `a` or `b` does (with its reason), and `release` to unlink it once the call is done. Not
- * AbortSignal.any: on Node 20 each signal it makes stays in a long-lived source's set of dependants (the health
- * checker's stop signal lives as long as the gateway), 100,000 probes kept 100,000 entries.
- */
-function eitherAborts(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
-  const both = new AbortController();
-  const fromA = () => both.abort(a.reason);
-  const fromB = () => both.abort(b.reason);
-  if (a.aborted) fromA();
-  else if (b.aborted) fromB();
-  a.addEventListener("abort", fromA, { once: true });
-  b.addEventListener("abort", fromB, { once: true });
-  return {
-    signal: both.signal,
-    release() {
-      a.removeEventListener("abort", fromA);
-      b.removeEventListener("abort", fromB);
-    },
-  };
 }

@@ -2,6 +2,7 @@
 // with the app password, the `OCS-APIRequest: true` header every OCS call needs, JSON answers in the
 // {ocs: {meta, data}} envelope, and Talk's X-Chat-Last-Given header. Failures come out as OcsError with the HTTP
 // status, the OCS message and, for a 429, the wait asked for.
+import { abortEither } from "@switchboard/common";
 import { Agent, type Dispatcher } from "undici";
 import { objectOf, stringOf } from "../json-fields.ts";
 
@@ -58,21 +59,27 @@ export class OcsClient {
     options: { body?: Record<string, unknown>; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<OcsAnswer> {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const limit = options.signal ? abortEither(options.signal, timeout) : undefined;
     const headers: Record<string, string> = {
       Authorization: this.#authorization,
       "OCS-APIRequest": "true",
       Accept: "application/json",
     };
     if (options.body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      signal,
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
-    } as RequestInit);
-    const text = await response.text();
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        signal: limit?.signal ?? timeout,
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+      } as RequestInit);
+      text = await response.text();
+    } finally {
+      limit?.release();
+    }
     if (response.status === 304) return { status: 304, data: undefined, headers: response.headers };
     let parsed: unknown;
     try {

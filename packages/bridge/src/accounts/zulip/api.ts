@@ -3,6 +3,7 @@
 // GET /events at once), has no timeouts (a server that went silent would hang the account forever) and hides the
 // HTTP status and headers (Retry-After). Its wire format is what the simulator is checked with. Errors come out as
 // ZulipApiError with the status, Zulip's error code and message, and the wait a 429 asks for.
+import { abortEither } from "@switchboard/common";
 import { Agent, type Dispatcher } from "undici";
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -91,17 +92,24 @@ export class ZulipApi {
     const form = encode(params);
     const inQuery = method === "GET" || method === "DELETE";
     const timeout = AbortSignal.timeout(timeoutMs);
-    const response = await fetch(`${this.#base}${path}${inQuery && form.size > 0 ? `?${form}` : ""}`, {
-      method,
-      headers: {
-        Authorization: this.#auth,
-        ...(inQuery ? {} : { "Content-Type": "application/x-www-form-urlencoded" }),
-      },
-      ...(inQuery ? {} : { body: form.toString() }),
-      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
-      ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
-    } as RequestInit);
-    const text = await response.text();
+    const limit = signal === undefined ? undefined : abortEither(signal, timeout);
+    let text: string;
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}${inQuery && form.size > 0 ? `?${form}` : ""}`, {
+        method,
+        headers: {
+          Authorization: this.#auth,
+          ...(inQuery ? {} : { "Content-Type": "application/x-www-form-urlencoded" }),
+        },
+        ...(inQuery ? {} : { body: form.toString() }),
+        signal: limit?.signal ?? timeout,
+        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+      } as RequestInit);
+      text = await response.text();
+    } finally {
+      limit?.release();
+    }
     let body: ZulipAnswer = {};
     try {
       const parsed: unknown = JSON.parse(text);
