@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startProcess, waitUntil, withTimeout } from "@switchboard/testkit";
+import { freePort, startProcess, waitUntil, withTimeout } from "@switchboard/testkit";
 import { backendToml } from "./helpers.ts";
 
 const BIN = fileURLToPath(new URL("../bin/switchboard-gateway.cjs", import.meta.url));
@@ -86,6 +86,44 @@ describe("graceful shutdown", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
+
+  it("a signal while the first probes run: the start completes, the held request is answered, then it exits 0", async (t) => {
+    // A second backend that holds its probe until released: the gateway listens, its round still running.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const silent = createServer((_req, res) => {
+      void released.then(() => res.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}'));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    t.after(() => {
+      release();
+      silent.closeAllConnections();
+      silent.close();
+    });
+    const port = await freePort();
+    const file = join(dir, `first-round-${port}.toml`);
+    writeFileSync(
+      file,
+      `[server]\nport = ${port}\n${backendToml("b", backend.url)}` +
+        backendToml("silent", `http://127.0.0.1:${(silent.address() as { port: number }).port}`),
+    );
+    const gateway = await startProcess(
+      { command: process.execPath, args: [BIN, "serve", "-c", file], ready: { port }, timeoutMs: 20_000 },
+      t,
+    );
+    const url = `http://127.0.0.1:${port}`;
+    const before = backend.received.length;
+    const answer = post(url, { model: "quick", messages: [{ role: "user", content: "hi" }] });
+    await waitUntil(() => backend.received.length > before, { timeoutMs: 10_000, what: "the backend receiving it" });
+    gateway.killGroup("SIGTERM");
+    release();
+    const response = await answer;
+    assert.equal(response.status, 200);
+    const { code, signal } = await withTimeout(gateway.exited, 20_000, "the gateway stopping");
+    assert.deepEqual({ code, signal }, { code: 0, signal: null });
+  });
 
   it("with nothing in flight: exits 0", async (t) => {
     const { gateway } = await serve(t, 5);

@@ -1,5 +1,5 @@
 import { flushCompileCache } from "@switchboard/common/compile-cache";
-import { startGateway } from "../gateway.ts";
+import { type RunningGateway, startGateway } from "../gateway.ts";
 import { loadConfig } from "../load-config.ts";
 import { createLogger } from "../logger.ts";
 
@@ -26,10 +26,17 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   });
   const logger = createLogger(config.logging);
   logger.info(`configuration: ${config.source} (${config.backends.length} backend(s))`);
-  const gateway = await startGateway(config, logger);
+  // The handlers come before the start: the gateway listens while its first probes run (fleet/first-round.ts), and a
+  // signal then stops it once started, gracefully, rather than killing it with requests held.
+  let gateway: RunningGateway | undefined;
+  let signalled: NodeJS.Signals | undefined;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
+    if (gateway === undefined) {
+      signalled ??= signal;
+      return;
+    }
     stopping = true;
     const graceSeconds = config.server.shutdown_grace_seconds;
     logger.info(`${signal}: shutting down (in-flight requests get ${graceSeconds} s)`);
@@ -48,7 +55,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  gateway = await startGateway(config, logger);
   // Printed once the signals are handled: whoever waits for this line may stop the gateway right away.
   logger.info(`switchboard-gateway listening on ${gateway.url}`);
   flushCompileCache();
+  if (signalled !== undefined) stop(signalled);
 }
