@@ -199,6 +199,10 @@ export function renderReport(result: SoakResult): string {
   const b = result.bridge;
   lines.push(
     "",
+    // docs/benchmarks.md, soak run 9: malloc_trim in the live processes gave that memory back; it is not a leak.
+    "RSS MB/h is an upper bound: glibc keeps the memory each quiet moment's heap snapshot allocated and freed, and " +
+      "the processes reuse it slowly (the baseline process's row shows the same).",
+    "",
     `gateway requests: ${listed(g.done)}`,
     `gateway expected failures: ${listed(g.expected)}; flapping-backend transitions ${g.flapTransitions}; ` +
       `its failed attempts (failed over) ${listed(g.expectedServerErrors)}`,
