@@ -103,6 +103,14 @@ describe("the gateway listens while its first probes run", () => {
     assert.equal(health?.json().status, "starting");
     assert.equal(started, false);
 
+    // A client that leaves while its request is held: no attempt is made for it once the round settles.
+    const leaving = new AbortController();
+    const left = fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("slow-model")),
+      signal: leaving.signal,
+    }).catch(() => undefined);
     const models = tracked(http(`${url}/v1/models`));
     const tags = tracked(http(`${url}/api/tags`));
     const slowChat = tracked(postJson(`${url}/v1/chat/completions`, chat("slow-model")));
@@ -116,6 +124,10 @@ describe("the gateway listens while its first probes run", () => {
     assert.equal(started, false);
     for (const waiting of [models, tags, slowChat, nobody]) assert.equal(waiting.settled, false);
 
+    leaving.abort();
+    await left;
+    // A request after the abort: the gateway has read the connection's close (sent first) by the time it answers.
+    await http(`${url}/health`);
     proxy.release();
     await starting;
     const listed = (await models.answer).json().data.map((model: { id: string }) => model.id);
@@ -125,6 +137,8 @@ describe("the gateway listens while its first probes run", () => {
     const slowAnswer = await slowChat.answer;
     assert.equal(slowAnswer.status, 200, slowAnswer.text);
     assert.equal(slowAnswer.json().model, "slow-model");
+    const slowChats = slow.requests.filter((request) => request.path === "/v1/chat/completions");
+    assert.equal(slowChats.length, 1, "one chat reached the slow backend: the client that left sent none");
     const nobodyAnswer = await nobody.answer;
     assert.equal(nobodyAnswer.status, 404, nobodyAnswer.text);
     assert.match(nobodyAnswer.json().error.message, /slow-model/);

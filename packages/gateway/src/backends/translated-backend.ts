@@ -39,7 +39,7 @@ export abstract class TranslatedBackend implements Backend {
     this.client = new BackendHttpClient(settings, context.timeouts, authHeaders);
   }
 
-  abstract probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]>;
+  abstract probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]>;
 
   /** OpenAI chat request → the provider's request. Throws TranslationError for what cannot be carried over. */
   protected abstract readonly translation: RequestTranslation<unknown>;

@@ -62,7 +62,7 @@ export interface Backend {
    * Fetches the model list (and what is known about each model); throws when the backend is not usable, or when
    * `stop` aborts (the gateway stops: a probe of a backend that does not answer must not hold the shutdown).
    */
-  probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]>;
+  probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]>;
   /**
    * Sends an OpenAI chat completion body as is; the response is delivered to `sink` as it arrives. `parsed`, when the
    * caller has it, saves parsing the body again (a type that only reads it must not parse megabytes on the loop).

@@ -162,6 +162,9 @@ export class DispatchPipeline {
       shutdownEntry: undefined,
     };
     flight.shutdownEntry = this.#shutdown.enter(flight.cut);
+    // The client left while the request waited before its dispatch (the first round of probes, a BPE count): its
+    // close has already fired, so nothing would tell the attempt; none is made (nor a cloud call billed).
+    if (res.destroyed) return Promise.resolve(this.#finish(flight, DONE));
     try {
       // A response closes once: `on` spares the wrapper `once` makes per request.
       res.on("close", () => {

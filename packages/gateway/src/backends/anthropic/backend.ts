@@ -36,7 +36,7 @@ export class AnthropicBackend extends TranslatedBackend {
   }
 
   /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */
-  async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
+  async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {
     const list = (await this.client.getJson("/v1/models?limit=1000", timeoutMs, stop)) as { data?: unknown } | null;
     if (!list || !Array.isArray(list.data)) throw new Error("GET /v1/models answered without a data array");
     const models: ModelInfo[] = [];

@@ -29,7 +29,7 @@ export class GoogleBackend extends TranslatedBackend {
   }
 
   /** GET /{version}/models: free. Models that generate content, and embedding models (served by batchEmbedContents). */
-  async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
+  async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {
     const { version } = this.translation.options;
     const list = (await this.client.getJson(`/${version}/models?pageSize=1000`, timeoutMs, stop)) as {
       models?: unknown;

@@ -18,7 +18,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
   readonly #shown = new Map<string, ShowFacts>();
   readonly lifecycle: ModelLifecycle = ollamaLifecycle(this.client);
 
-  override async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
+  override async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {
     const tags = await this.client.getJson("/api/tags", timeoutMs, stop);
     const list = tags && typeof tags === "object" ? (tags as Record<string, unknown>)["models"] : undefined;
     if (!Array.isArray(list)) throw new Error("GET /api/tags answered without a models array");
@@ -43,7 +43,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
     return models;
   }
 
-  async #show(model: string, digest: string, timeoutMs: number, stop?: AbortSignal): Promise<ShowFacts | undefined> {
+  async #show(model: string, digest: string, timeoutMs: number, stop: AbortSignal): Promise<ShowFacts | undefined> {
     const cached = this.#shown.get(model);
     if (cached && cached.digest === digest && digest !== "") return cached;
     let shown: unknown;

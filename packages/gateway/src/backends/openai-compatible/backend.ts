@@ -17,7 +17,7 @@ export class OpenAICompatibleBackend implements Backend {
     this.client = new BackendHttpClient(settings, context.timeouts, authHeaders);
   }
 
-  async probe(timeoutMs: number, stop?: AbortSignal): Promise<ModelInfo[]> {
+  async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {
     const list = await this.client.getJson("/v1/models", timeoutMs, stop);
     const data = list && typeof list === "object" ? (list as Record<string, unknown>)["data"] : undefined;
     if (!Array.isArray(data)) throw new Error("GET /v1/models answered without a data array");
