@@ -156,6 +156,40 @@ const nodeImportDefaults = {
 };
 
 /**
+ * Node modules that bundled packages require at their top but use only on paths the services do not take at start:
+ * fastify's https and http2 (a server made with those options), ws's https and tls (its client's wss: connections),
+ * prom-client's https (its Pushgateway). Each such require gets a stand-in that requires the module on first use:
+ * http2 and https cost 7 and 3 ms of every start, before the port opens, in both services. Listed by importer, and
+ * only where the module is used through member reads inside functions (a top-level destructuring would load it at
+ * once: no gain, no harm). test/lazy-builtins.test.ts in each service checks that none is loaded before listening;
+ * the bridge's Mattermost test connects its bin over wss:, through the stand-ins.
+ */
+const LAZY_BUILTINS = [
+  { importer: "/node_modules/fastify/lib/server.js", modules: ["node:https", "node:http2"] },
+  { importer: "/node_modules/ws/lib/websocket.js", modules: ["https", "tls"] },
+  { importer: "/node_modules/prom-client/lib/pushgateway.js", modules: ["https"] },
+];
+
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?(https|http2|tls)$/ }, ({ path, importer }) => {
+      const lazy = LAZY_BUILTINS.some((entry) => importer.endsWith(entry.importer) && entry.modules.includes(path));
+      return lazy ? { path: path.replace(/^node:/, ""), namespace: "lazy-builtin" } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, ({ path }) => ({
+      // A read of any property loads the module (once) and reads it there; `in` asks it too.
+      contents: [
+        "let loaded;",
+        `const load = () => (loaded ??= require(${JSON.stringify(`node:${path}`)}));`,
+        "module.exports = new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });",
+      ].join("\n"),
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Bundles a service's entries (ENTRIES) with their dependencies (less EXTERNAL) into dist/bundle/. The unbundled dist/
  * beside it stays: the gateway's worker threads start on dist/ modules by URL (threads/module-worker.ts, the
  * translation thread's REQUEST_MODULE), and tests import dist/ modules. So that those URLs, the dashboard's files and
@@ -200,7 +234,7 @@ async function bundle(name) {
         entryPoints: [join(src, entry)],
         outfile,
         format: "cjs",
-        plugins: [commonSources, moduleUrls, nodeImportDefaults],
+        plugins: [commonSources, moduleUrls, nodeImportDefaults, lazyBuiltins],
         // The bundle's own URL stands for import.meta.url (the sources' URLs are relative to it, as above).
         define: { "import.meta.url": "__bundleUrl", "import.meta.resolve": "__bundleResolve" },
         // "use strict" first, as in an ES module: esbuild's own comes after the banner, where it is no directive.

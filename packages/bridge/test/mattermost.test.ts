@@ -14,6 +14,7 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import type { Message } from "../src/message.ts";
+import { startBridgeProcess } from "./bridge-process.ts";
 import { openStream, post, type RunningBridge, type StreamClient, startBridge, suiteTeardown } from "./helpers.ts";
 
 const WAIT_MS = 10_000;
@@ -250,5 +251,20 @@ describe("mattermost account with a self-signed TLS server", () => {
       strict.logs.some((line) => line.includes("mattermost.strict cannot connect") && /certificate/i.test(line)),
       strict.logs.join("\n"),
     );
+  });
+
+  it("connects over wss from the bin too, whose bundled ws loads https and tls on first use", async () => {
+    const mm = await startMattermostSimulator(teardown, { tls: true });
+    const bot = mm.createBot("bridgebot", "botpw");
+    const ana = mm.createUser("ana");
+    mm.createChannel("general", [ana, bot]);
+    mm.createChannel("random", [ana, bot]);
+    const secure = bridgeConfig(mm, `Token = "${bot.token}"\nSkipTLSVerify = true`).replace("NoTLS = true\n", "");
+    const bridge = await startBridgeProcess(secure, teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+    await waitUntil(() => mm.webSocketConnections(bot.user.id) === 1, { timeoutMs: WAIT_MS, what: "the wss socket" });
+    ana.say("general", "over wss");
+    await waitUntil(() => stream.items.find((m) => m.text === "over wss"), { timeoutMs: WAIT_MS, what: "the post" });
   });
 });

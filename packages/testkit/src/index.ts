@@ -1,3 +1,4 @@
+export { builtinsLoadedAtListening } from "./builtins-at-listening.ts";
 export * from "./chat/index.ts";
 export { corruptFile } from "./corrupt-file.ts";
 export {
