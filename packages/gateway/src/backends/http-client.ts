@@ -104,16 +104,22 @@ export class BackendHttpClient {
     }
   }
 
-  /** POSTs a request whose response goes straight to `sink`, as it arrives. */
-  dispatch(path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
-    if (this.#http1 !== undefined) return this.#http1.post(path, body, ids, sink);
+  /** POSTs a request whose response goes straight to `sink`, as it arrives; `headers` are this request's own. */
+  dispatch(
+    path: string,
+    body: string | Buffer,
+    ids: CallIds,
+    sink: ResponseSink,
+    headers?: Readonly<Record<string, string>>,
+  ): UpstreamCall {
+    if (this.#http1 !== undefined) return this.#http1.post(path, body, ids, sink, headers);
     const pool = this.#pool.now();
-    if (pool !== undefined) return this.#dispatchTo(pool, path, body, ids, sink);
+    if (pool !== undefined) return this.#dispatchTo(pool, path, body, ids, sink, headers);
     // The first call to this backend, before undici is loaded.
     const pending = new PendingCall(sink);
     this.#pool.ready().then(
       (loaded) => {
-        if (!pending.aborted) pending.begin(this.#dispatchTo(loaded, path, body, ids, sink));
+        if (!pending.aborted) pending.begin(this.#dispatchTo(loaded, path, body, ids, sink, headers));
       },
       (error: unknown) => {
         if (!pending.aborted) sink.error(toUnreachable(error));
@@ -122,17 +128,24 @@ export class BackendHttpClient {
     return pending;
   }
 
-  #dispatchTo(pool: Pool, path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
+  #dispatchTo(
+    pool: Pool,
+    path: string,
+    body: string | Buffer,
+    ids: CallIds,
+    sink: ResponseSink,
+    extra?: Readonly<Record<string, string>>,
+  ): UpstreamCall {
     const handler = new SinkHandler(sink);
     try {
+      const headers = [...this.#jsonHeaderList, "x-request-id", ids.requestId];
+      if (ids.traceparent !== undefined) headers.push("traceparent", ids.traceparent);
+      if (extra !== undefined) for (const [name, value] of Object.entries(extra)) headers.push(name, value);
       pool.dispatch(
         {
           method: "POST",
           path: this.#basePath + path,
-          headers:
-            ids.traceparent === undefined
-              ? [...this.#jsonHeaderList, "x-request-id", ids.requestId]
-              : [...this.#jsonHeaderList, "x-request-id", ids.requestId, "traceparent", ids.traceparent],
+          headers,
           body,
           headersTimeout: this.#timeoutMs,
           bodyTimeout: this.#timeoutMs,

@@ -55,6 +55,26 @@ export interface ParsedChat {
   model: string;
 }
 
+/** The APIs besides OpenAI's that a backend type may speak natively: Anthropic's Messages, on anthropic backends. */
+export type NativeApi = "anthropic-messages";
+
+/** A request of a backend's own API, as its client wrote it. */
+interface NativeCall {
+  /** The client's body, with the backend's model name. */
+  body: string;
+  /** That model name (what spend is priced by). */
+  model: string;
+  /** The client's headers the provider reads (Anthropic's betas). */
+  headers: Readonly<Record<string, string>>;
+}
+
+/** A backend's own API, for clients of that API: their requests go as they wrote them, the answers come back as is. */
+export interface NativeChat {
+  readonly api: NativeApi;
+  /** Sends a call; the answer reaches `sink` as the provider wrote it, and its usage through `sink.usage`. */
+  chat(call: NativeCall, ids: CallIds, sink: ResponseSink): UpstreamCall;
+}
+
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */
 export interface Backend {
   readonly settings: BackendSettings;
@@ -68,6 +88,8 @@ export interface Backend {
    * caller has it, saves parsing the body again (a type that only reads it must not parse megabytes on the loop).
    */
   chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall;
+  /** The API the type speaks besides OpenAI's, if any (so thinking blocks and their signatures are kept). */
+  readonly native?: NativeChat;
   /** Loading and unloading models, for the types whose server does it on demand (Ollama); absent otherwise. */
   readonly lifecycle?: ModelLifecycle;
   /** Computes embeddings and answers in OpenAI's format. */

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import { toUnreachable } from "./network-errors.ts";
+import type { TokenUsage } from "./usage.ts";
 
 /** Receives an upstream response as it arrives (no stream objects in between). */
 export interface ResponseSink {
@@ -9,6 +10,11 @@ export interface ResponseSink {
   end(): void;
   /** A network failure or timeout (UpstreamUnreachable), or the abort the caller asked for. */
   error(error: Error): void;
+  /**
+   * The tokens the provider reported, before `end()`, when the backend read them from an answer it passes on in
+   * another API's format (an OpenAI answer's usage is read from the answer itself).
+   */
+  usage?(usage: TokenUsage): void;
 }
 
 /** Control over a request in flight. */

@@ -2,12 +2,14 @@ import type { OutgoingHttpHeaders } from "node:http";
 import type { PreparedHeaders } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
+import type { TokenUsage } from "../backends/usage.ts";
+import { type AnswerDialect, OPENAI_ANSWERS } from "./answer-dialect.ts";
 import { writeAnswerHead } from "./answer-head.ts";
-import { type AnswerTokens, answerTokens } from "./answer-tokens.ts";
+import type { AnswerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, isBackendFault } from "./failure.ts";
-import { SseNormaliser, streamErrorEvent } from "./sse-normaliser.ts";
+import { SseNormaliser } from "./sse-normaliser.ts";
 
 const EVENT_STREAM = /^text\/event-stream/i;
 
@@ -28,6 +30,8 @@ export interface AttemptOptions {
   prepared?: PreparedHeaders;
   /** The client's response, or an inbound adapter's writer in front of it. */
   res: AnswerWriter;
+  /** The API the answer is in: OpenAI's (the default), or the client's own when its backend speaks it. */
+  dialect?: AnswerDialect;
 }
 
 /**
@@ -56,8 +60,10 @@ export class ChatAttempt implements Attempt {
    */
   #unsent: Buffer | string | undefined;
   #flushQueued = false;
+  readonly #dialect: AnswerDialect;
 
   constructor(private readonly options: AttemptOptions) {
+    this.#dialect = options.dialect ?? OPENAI_ANSWERS;
     this.done = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -112,7 +118,7 @@ export class ChatAttempt implements Attempt {
     const room = res.write(events);
     // Read after the write, off the way to the client: the usage chunk (stream_options.include_usage, or always from
     // some servers) comes last; keep the latest seen.
-    this.tokens = answerTokens(events) ?? this.tokens;
+    this.tokens = this.#dialect.tokens(events) ?? this.tokens;
     if (!room && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
       this.call?.pause();
@@ -136,10 +142,10 @@ export class ChatAttempt implements Attempt {
       }
       const unsent = this.#unsent;
       this.#unsent = undefined;
-      if (unsent === undefined) res.end(this.#sse!.finish());
+      if (unsent === undefined) res.end(this.#dialect.end(this.#sse!));
       else {
-        res.end(joinEvents(unsent, this.#sse!.finish()));
-        this.tokens = answerTokens(unsent) ?? this.tokens;
+        res.end(joinEvents(unsent, this.#dialect.end(this.#sse!)));
+        this.tokens = this.#dialect.tokens(unsent) ?? this.tokens;
       }
       this.#resolve({ kind: "answered", status: 200, ok: true });
       return;
@@ -162,8 +168,14 @@ export class ChatAttempt implements Attempt {
     this.firstByteAt = performance.now();
     writeAnswerHead(res, this.#status, headers, prepared);
     res.end(body);
-    if (this.#status < 400) this.tokens = answerTokens(body);
+    if (this.#status < 400) this.tokens = this.#dialect.tokens(body) ?? this.tokens;
     this.#resolve({ kind: "answered", status: this.#status, ok: this.#status < 400 });
+  }
+
+  /** The provider's usage, read by a backend that relays an answer in another API's format. */
+  usage(usage: TokenUsage): void {
+    const promptTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    this.tokens = { promptTokens, completionTokens: usage.outputTokens };
   }
 
   error(error: Error): void {
@@ -175,7 +187,7 @@ export class ChatAttempt implements Attempt {
     // Events that arrived before the failure are relayed first: the stream began, it does not fail over.
     this.#flush();
     if (this.#started) {
-      res.end(streamErrorEvent(`The backend stream broke off: ${error.message}`));
+      res.end(this.#dialect.broken(`The backend stream broke off: ${error.message}`));
       this.#resolve({ kind: "answered", status: 200, ok: false, brokenStream: error.message });
       return;
     }

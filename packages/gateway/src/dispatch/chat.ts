@@ -1,3 +1,4 @@
+import type { NativeApi } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
 import type { PriceTable } from "../policy/pricing.ts";
 import type { JsonBody } from "../request/body.ts";
@@ -5,10 +6,27 @@ import type { ChatBody } from "../request/chat.ts";
 import type { RequestFacts } from "../request/facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
+import type { AnswerDialect } from "./answer-dialect.ts";
+import type { AnswerWriter } from "./answer-writer.ts";
 import { ChatAttempt } from "./chat-attempt.ts";
 import type { DispatchJob } from "./pipeline.ts";
 import { bodyWithModel } from "./rewrite-body.ts";
 import { routeHeaders } from "./route-headers.ts";
+
+/**
+ * A request of another API as its client wrote it: a backend that speaks that API gets it so (with its model name)
+ * and its answer goes to the client as is; the others get `body`, the translation, as before.
+ */
+export interface NativeRequest {
+  api: NativeApi;
+  /** The client's body. */
+  value: Record<string, unknown>;
+  /** The client's headers the provider reads. */
+  headers: Readonly<Record<string, string>>;
+  /** The client's response itself (the answer needs no translation), and the answer's API. */
+  res: AnswerWriter;
+  dialect: AnswerDialect;
+}
 
 export interface ChatRequest {
   requestId: string;
@@ -23,8 +41,8 @@ export interface ChatRequest {
    */
   body: ChatBody;
   raw: Buffer | undefined;
-  /** Fields only a backend type understands (Anthropic's `thinking`), added to the body sent to that type alone. */
-  fieldsFor?: ((backendType: string) => Record<string, unknown> | undefined) | undefined;
+  /** The request in the client's own API, for the backends that speak it. */
+  native?: NativeRequest | undefined;
   /** Set when the body's long texts stayed in the parse worker (see JsonBody). */
   slim?: JsonBody["slim"];
   stream: boolean;
@@ -50,9 +68,7 @@ export function chatJob(request: ChatRequest): DispatchJob {
     what: "chat completions",
     route: request.route,
     attempt(target, reason, res) {
-      const extra = request.fieldsFor?.(target.backend.settings.type);
-      const chat = extra === undefined ? request.body : { ...request.body, ...extra };
-      const body = bodyWithModel(chat, extra === undefined ? request.raw : undefined, target.model, request.slim);
+      const ids = { requestId: request.requestId, traceparent: request.traceparent };
       const { headers, prepared } = routeHeaders(
         target,
         reason,
@@ -61,16 +77,18 @@ export function chatJob(request: ChatRequest): DispatchJob {
         request.maxTokens,
         request.prices,
       );
-      const attempt = new ChatAttempt({
-        backend: target.backend.name,
-        stream: request.stream,
-        headers,
-        prepared,
-        res,
-      });
-      const parsed = { body: chat, model: target.model };
-      const ids = { requestId: request.requestId, traceparent: request.traceparent };
-      attempt.call = target.backend.backend.chat(body, ids, attempt, parsed);
+      const answer = { backend: target.backend.name, stream: request.stream, headers, prepared };
+      const native = request.native;
+      const speaks = target.backend.backend.native;
+      if (native !== undefined && speaks?.api === native.api) {
+        const attempt = new ChatAttempt({ ...answer, res: native.res, dialect: native.dialect });
+        const body = JSON.stringify({ ...native.value, model: target.model });
+        attempt.call = speaks.chat({ body, model: target.model, headers: native.headers }, ids, attempt);
+        return attempt;
+      }
+      const attempt = new ChatAttempt({ ...answer, res });
+      const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
+      attempt.call = target.backend.backend.chat(body, ids, attempt, { body: request.body, model: target.model });
       return attempt;
     },
   };

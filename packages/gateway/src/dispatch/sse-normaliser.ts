@@ -62,6 +62,12 @@ export class SseNormaliser {
 
   /** At a clean upstream end: whatever is left as a complete event, then `data: [DONE]` unless the stream ended so. */
   finish(): string {
+    const rest = this.rest();
+    return this.#endedWithDone ? rest : `${rest}data: [DONE]\n\n`;
+  }
+
+  /** At a clean upstream end: whatever is left, as a complete event ("" when nothing is). */
+  rest(): string {
     let rest = "";
     if (this.#decoder !== undefined || this.#pending !== "") {
       rest = (this.#pending + (this.#decoder?.end() ?? "")).replace(/\r\n?/g, "\n").replace(/^\n+/, "");
@@ -70,7 +76,7 @@ export class SseNormaliser {
       else rest = rest.endsWith("\n") ? `${rest}\n` : `${rest}\n\n`;
     }
     if (rest !== "") this.#endedWithDone = endsWithDone(rest);
-    return this.#endedWithDone ? rest : `${rest}data: [DONE]\n\n`;
+    return rest;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { chatJob } from "../dispatch/chat.ts";
+import { chatJob, type NativeRequest } from "../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../dispatch/route-errors.ts";
 import type { AnswerFormat } from "../inbound/translating-writer.ts";
 import { TranslatingWriter } from "../inbound/translating-writer.ts";
@@ -23,10 +23,10 @@ export interface InboundChat {
   stream: boolean;
   /** The pipeline's chat request, or why the request is refused. */
   body: ChatBody | ApiError;
-  /** Fields only one backend type understands (see ChatRequest.fieldsFor). */
-  fieldsFor?: (backendType: string) => Record<string, unknown> | undefined;
   /** How the answer and the errors are written in the inbound API's format. */
   format: AnswerFormat;
+  /** The request as the client wrote it, for the backends that speak its API (they answer the client as is). */
+  native?: Omit<NativeRequest, "res"> | undefined;
 }
 
 /**
@@ -84,7 +84,7 @@ export async function dispatchInboundChat(
     priority: controls.priority,
     body,
     raw: undefined,
-    fieldsFor: inbound.fieldsFor,
+    native: inbound.native && { ...inbound.native, res: reply.raw },
     stream: inbound.stream,
     estimatedTokens,
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI } from "@switchboard/testkit";
+import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
 
@@ -187,39 +187,92 @@ describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
     assert.ok(events.length > 0 && events.every((type) => type === "input_json_delta"));
   });
 
-  it("an anthropic backend: system, tools, tool results, max_tokens and thinking reach it", async () => {
-    calls++;
-    const data = await client.messages.create({
+  it("an anthropic backend gets the request as written and answers as is: a tool round trip with thinking on", async () => {
+    const request = {
       model: "claude-haiku-4-5",
       max_tokens: 2048,
-      system: "you are terse",
-      thinking: { type: "enabled", budget_tokens: 1024 },
+      system: [{ type: "text" as const, text: "you are terse", cache_control: { type: "ephemeral" as const } }],
+      thinking: { type: "enabled" as const, budget_tokens: 1024 },
       tools: [weather],
-      messages: [
-        { role: "user", content: "Rome" },
-        {
-          role: "assistant",
-          content: [{ type: "tool_use", id: "toolu_9", name: "get_weather", input: { query: "Rome" } }],
-        },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "rain" }] },
-      ],
-    });
-    assert.equal(data.content[0]?.type === "text" && data.content[0].text, "tool result: rain");
+    };
+    const betas = { headers: { "anthropic-beta": "interleaved-thinking-2025-05-14" } };
+    calls++;
+    const first = await client.messages.create({ ...request, messages: [{ role: "user", content: "Rome" }] }, betas);
+    const [thinking, use] = first.content;
+    assert.equal(thinking?.type, "thinking", "the model's reasoning reaches the client, first");
+    assert.ok(thinking?.type === "thinking" && thinking.signature.length > 20, "with its signature");
+    assert.ok(use?.type === "tool_use");
     const sent = lastSent(claude, "/v1/messages");
-    const body = sent.body as Record<string, unknown>;
+    assert.deepEqual(sent.body, { ...request, messages: [{ role: "user", content: "Rome" }] }, "the body as written");
+    assert.equal(sent.headers["anthropic-beta"], "interleaved-thinking-2025-05-14");
     assert.equal(sent.headers["x-api-key"], "sk-ant-1", "the backend's key, never the client's");
-    assert.equal(body["system"], "you are terse");
-    assert.equal(body["max_tokens"], 2048);
-    assert.deepEqual(body["thinking"], { type: "enabled", budget_tokens: 1024 });
-    assert.deepEqual(body["messages"], [
-      { role: "user", content: [{ type: "text", text: "Rome" }] },
-      {
-        role: "assistant",
-        content: [{ type: "tool_use", id: "toolu_9", name: "get_weather", input: { query: "Rome" } }],
-      },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "rain" }] },
-    ]);
-    // thinking never reaches an OpenAI backend
+    assert.ok(first.usage.input_tokens > 0 && first.usage.output_tokens > 0);
+
+    // The next turn gives the signed thinking block back, as the API requires with thinking on; streamed.
+    const history = [
+      { role: "user" as const, content: "Rome" },
+      { role: "assistant" as const, content: first.content },
+      { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: use.id, content: "rain" }] },
+    ];
+    calls++;
+    const second = await client.messages.stream({ ...request, messages: history }, betas).finalMessage();
+    assert.equal(second.content[0]?.type, "thinking");
+    assert.ok(second.content[0]?.type === "thinking" && second.content[0].signature.length > 20);
+    assert.equal(second.content[1]?.type === "text" && second.content[1].text, "tool result: rain");
+    assert.ok(second.usage.output_tokens > 0);
+    assert.deepEqual((lastSent(claude, "/v1/messages").body as { messages: unknown }).messages, history);
+
+    // The API's own refusal comes back as the API wrote it: here a turn that dropped its thinking block.
+    calls++;
+    const dropped = [history[0]!, { role: "assistant" as const, content: [use] }, history[2]!];
+    await assert.rejects(client.messages.create({ ...request, messages: dropped }), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.BadRequestError);
+      assert.match(String(error.message), /Expected `thinking` or `redacted_thinking`/);
+      return true;
+    });
+  });
+
+  it("an anthropic backend's stream is relayed event for event, and its usage is counted", async () => {
+    calls++;
+    const raw = await http(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({
+        model: "claude-haiku-4-5",
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    assert.equal(raw.status, 200);
+    assert.equal(raw.headers["x-gateway-backend"], "claude");
+    assert.ok(!raw.text.includes("[DONE]"), "nothing of OpenAI's is added");
+    const events = [...raw.text.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
+    assert.equal(events[0], "message_start");
+    assert.equal(events.at(-1), "message_stop");
+    assert.deepEqual(
+      events,
+      sseData(raw.text).map((data) => JSON.parse(data).type),
+      "every event named as sent",
+    );
+    // The tokens the stream reported (message_start's input, message_delta's output) are the request's.
+    const counted = (type: string) => async () => {
+      const metrics = (await http(`${url}/metrics`)).text;
+      const line = metrics
+        .split("\n")
+        .find(
+          (row) =>
+            row.startsWith("gateway_tokens_total{") &&
+            row.includes('backend="claude"') &&
+            row.includes(`type="${type}"`),
+        );
+      return line !== undefined && Number(line.slice(line.lastIndexOf(" ") + 1)) > 0;
+    };
+    await waitUntil(counted("prompt"), { timeoutMs: 5_000, what: "prompt tokens of the claude backend" });
+    await waitUntil(counted("completion"), { timeoutMs: 5_000, what: "completion tokens of the claude backend" });
+  });
+
+  it("thinking never reaches an OpenAI backend", async () => {
     calls++;
     await client.messages.create({
       model: "llama3",

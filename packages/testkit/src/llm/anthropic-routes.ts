@@ -1,5 +1,6 @@
 // Anthropic's Messages API as api.anthropic.com serves it: GET /v1/models, POST /v1/messages (JSON and SSE), with its
 // header checks, validation messages and error shapes ({"type":"error","error":{"type","message"}}).
+import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { streamAnthropic } from "./anthropic-stream.ts";
 import { countTokens, defaultReply, textOf } from "./content.ts";
@@ -63,6 +64,53 @@ type Block = Record<string, unknown>;
 function blocksOf(content: unknown): Block[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
   return Array.isArray(content) ? (content as Block[]) : [];
+}
+
+/**
+ * The signature of a thinking block: the API signs each block it wrote, and refuses a block given back changed. Here a
+ * hash of the text stands for the real cryptographic signature.
+ */
+export function thinkingSignature(thinking: string): string {
+  return createHash("sha256").update(`fake-anthropic-thinking:${thinking}`).digest("base64");
+}
+
+/** Extended thinking's own rules (budget, signatures, the block a tool-use turn starts with), or undefined. */
+function thinkingProblem(body: Record<string, unknown>, messages: Block[]): string | undefined {
+  const thinking = body["thinking"];
+  if (thinking === undefined) return undefined;
+  const config = thinking as Block | null;
+  if (config?.["type"] === "disabled") return undefined;
+  if (config?.["type"] !== "enabled") return "thinking.type: Input should be 'enabled' or 'disabled'";
+  const budget = config["budget_tokens"];
+  if (!Number.isInteger(budget) || (budget as number) < 1024) {
+    return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+  }
+  if ((budget as number) >= (body["max_tokens"] as number)) {
+    return "`max_tokens` must be greater than `thinking.budget_tokens`";
+  }
+  for (const [index, message] of messages.entries()) {
+    if (message["role"] !== "assistant") continue;
+    for (const [position, block] of blocksOf(message["content"]).entries()) {
+      if (block["type"] !== "thinking") continue;
+      if (
+        typeof block["signature"] !== "string" ||
+        block["signature"] !== thinkingSignature(String(block["thinking"]))
+      ) {
+        return `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`;
+      }
+    }
+  }
+  const last = messages.findLastIndex((message) => message["role"] === "assistant");
+  const blocks = last < 0 ? [] : blocksOf(messages[last]!["content"]);
+  const first = blocks[0]?.["type"];
+  if (blocks.some((block) => block["type"] === "tool_use") && first !== "thinking" && first !== "redacted_thinking") {
+    return (
+      `messages.${last}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. ` +
+      "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the " +
+      "lastmost set of `tool_use` and `tool_result` blocks). To avoid this requirement, disable `thinking`."
+    );
+  }
+  return undefined;
 }
 
 /** The problem with a request body, as Anthropic words it, or undefined. */
@@ -130,6 +178,8 @@ function validate(body: Record<string, unknown>, exchange: Exchange): string | u
       pendingToolUses = blocks.filter((block) => block["type"] === "tool_use").map((block) => block["id"] as string);
     }
   }
+  const thinking = thinkingProblem(body, messages as Block[]);
+  if (thinking) return thinking;
   const tools = body["tools"];
   if (tools !== undefined) {
     if (!Array.isArray(tools)) return "tools: Input should be a valid list";
@@ -222,7 +272,7 @@ function messages(): Handler {
     };
     const stopReason =
       answer.finishReason === "tool_calls" ? "tool_use" : answer.finishReason === "length" ? "max_tokens" : "end_turn";
-    const content = answer.toolCalls
+    const content: Block[] = answer.toolCalls
       ? answer.toolCalls.map((call) => ({
           type: "tool_use",
           id: `toolu_${call.id.replace(/^call_/, "")}`,
@@ -230,6 +280,11 @@ function messages(): Handler {
           input: JSON.parse(call.arguments),
         }))
       : [{ type: "text", text: answer.text }];
+    if ((body["thinking"] as Block | undefined)?.["type"] === "enabled") {
+      // Extended thinking: the answer starts with the model's reasoning, signed.
+      const reasoning = `Thinking about: ${textOf(request.messages.at(-1)?.content ?? "")}`;
+      content.unshift({ type: "thinking", thinking: reasoning, signature: thinkingSignature(reasoning) });
+    }
     const headers = { "request-id": `req_fake${sequence}` };
     if (body["stream"] === true) {
       await streamAnthropic(exchange, { id, model: model.id, content, stopReason, usage, headers });

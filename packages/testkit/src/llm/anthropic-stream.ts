@@ -40,7 +40,27 @@ export async function streamAnthropic(exchange: Exchange, plan: AnthropicStreamP
   );
   const chunks = exchange.options.chunks ?? 5;
   plan.content.forEach((block, index) => {
-    if (block["type"] === "text") {
+    if (block["type"] === "thinking") {
+      const start = { type: "thinking", thinking: "" };
+      events.push(event("content_block_start", { type: "content_block_start", index, content_block: start }));
+      if (index === 0) events.push(event("ping", { type: "ping" }));
+      for (const piece of splitIntoChunks(block["thinking"] as string, chunks)) {
+        events.push(
+          event("content_block_delta", {
+            type: "content_block_delta",
+            index,
+            delta: { type: "thinking_delta", thinking: piece },
+          }),
+        );
+      }
+      events.push(
+        event("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: block["signature"] },
+        }),
+      );
+    } else if (block["type"] === "text") {
       events.push(
         event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }),
       );

@@ -3,8 +3,9 @@ import { type BackendContext, optionsOf } from "../module.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
-import type { ModelInfo } from "../types.ts";
+import type { ModelInfo, NativeChat } from "../types.ts";
 import { toOpenAiError } from "./errors.ts";
+import { NativeMessagesTap } from "./native-messages.ts";
 import { anthropicOptions } from "./options.ts";
 import { type AnthropicRequestOptions, anthropicNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
@@ -34,6 +35,21 @@ export class AnthropicBackend extends TranslatedBackend {
       options: { defaultMaxTokens: options.default_max_tokens ?? DEFAULT_MAX_TOKENS },
     };
   }
+
+  /**
+   * Anthropic's Messages as its clients wrote them (the gateway's POST /v1/messages): thinking blocks and their
+   * signatures, cache points and whatever the API adds reach it and come back unchanged, which a round trip through
+   * OpenAI's format would lose (a tool-use turn with thinking on is then refused by the API).
+   */
+  readonly native: NativeChat = {
+    api: "anthropic-messages",
+    chat: (call, ids, sink) => {
+      const tap = new NativeMessagesTap(sink, (usage) => {
+        if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
+      });
+      return this.client.dispatch("/v1/messages", call.body, ids, tap, call.headers);
+    },
+  };
 
   /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */
   async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {

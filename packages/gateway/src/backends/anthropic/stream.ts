@@ -5,6 +5,7 @@ import { StreamFailure } from "../translated-call.ts";
 import { openAiUsage, type TokenUsage } from "../usage.ts";
 import { finishReasonOf, usageOf } from "./response.ts";
 import type { AnthropicUsage } from "./types.ts";
+import { AnthropicUsageCounter } from "./usage-counter.ts";
 
 /**
  * Anthropic's stream events → OpenAI chunks, one event at a time:
@@ -20,7 +21,7 @@ export class AnthropicStreamTranslator {
   #rolePending = true;
   /** Anthropic content-block index → OpenAI tool_calls index. */
   readonly #toolIndex = new Map<number, number>();
-  #usage: AnthropicUsage | undefined;
+  readonly #usage = new AnthropicUsageCounter();
   #finish: FinishReason | undefined;
   #stopped = false;
 
@@ -35,7 +36,7 @@ export class AnthropicStreamTranslator {
       case "message_start": {
         const message = data["message"] as { id?: string; model?: string; usage?: AnthropicUsage } | undefined;
         this.#base = { ...this.#base, id: message?.id ?? this.#base.id, model: message?.model ?? this.#base.model };
-        this.#usage = { ...message?.usage };
+        this.#usage.started(message?.usage);
         return "";
       }
       case "content_block_start":
@@ -44,16 +45,14 @@ export class AnthropicStreamTranslator {
         return this.#blockDelta(data);
       case "message_delta": {
         const delta = data["delta"] as { stop_reason?: string | null } | undefined;
-        // message_delta's usage is cumulative; newer API versions repeat input and cache counts there.
-        const usage = data["usage"] as AnthropicUsage | undefined;
-        if (usage) this.#usage = { ...this.#usage, ...definedOnly(usage) };
+        this.#usage.updated(data["usage"] as AnthropicUsage | undefined);
         if (delta?.stop_reason === undefined || delta.stop_reason === null) return "";
         this.#finish = finishReasonOf(delta.stop_reason);
         return this.#role() + chunkEvent(this.#base, {}, this.#finish, this.#includeUsage);
       }
       case "message_stop": {
         this.#stopped = true;
-        const usage = this.#includeUsage ? usageEvent(this.#base, openAiUsage(usageOf(this.#usage))) : "";
+        const usage = this.#includeUsage ? usageEvent(this.#base, openAiUsage(usageOf(this.#usage.raw))) : "";
         return usage + DONE_EVENT;
       }
       case "error": {
@@ -72,7 +71,7 @@ export class AnthropicStreamTranslator {
   }
 
   usage(): TokenUsage | undefined {
-    return this.#usage ? usageOf(this.#usage) : undefined;
+    return this.#usage.usage();
   }
 
   #role(): string {
@@ -109,10 +108,4 @@ export class AnthropicStreamTranslator {
     }
     return "";
   }
-}
-
-function definedOnly(usage: AnthropicUsage): AnthropicUsage {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(usage)) if (typeof value === "number") out[key] = value;
-  return out;
 }

@@ -23,10 +23,17 @@ export class Http1Client {
     this.#heads = new RequestHeadWriter(origin.host, basePath, headers);
   }
 
-  post(path: string, body: string | Buffer, ids: CallIds, sink: ResponseSink): UpstreamCall {
+  post(
+    path: string,
+    body: string | Buffer,
+    ids: CallIds,
+    sink: ResponseSink,
+    headers?: Readonly<Record<string, string>>,
+  ): UpstreamCall {
     let head: string | Buffer;
     try {
-      head = this.#heads.head(path, ids, typeof body === "string" ? Buffer.byteLength(body) : body.length);
+      const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+      head = this.#heads.head(path, ids, length, headers);
     } catch (error) {
       const exchange = new Exchange(sink, "", "");
       // As undici did: a request it cannot send fails through the sink, never synchronously.

@@ -56,11 +56,11 @@ export class RequestHeadWriter {
   }
 
   /**
-   * The head of `POST <basePath><path>` with the ids and the body's length: a string when it is ASCII (it can be
+   * The head of `POST <basePath><path>` with the ids, `extra` headers and the body's length: a string when it is ASCII (it can be
    * written together with a UTF-8 body), else its latin1 bytes. Throws InvalidRequestHeader for a value undici
    * would have refused.
    */
-  head(path: string, ids: CallIds, contentLength: number): string | Buffer {
+  head(path: string, ids: CallIds, contentLength: number, extra?: Readonly<Record<string, string>>): string | Buffer {
     if (this.#fixedError !== undefined) throw new InvalidRequestHeader(this.#fixedError);
     const start = this.#start(path);
     if (INVALID_VALUE.test(ids.requestId)) throw new InvalidRequestHeader("invalid x-request-id header");
@@ -70,6 +70,15 @@ export class RequestHeadWriter {
       if (INVALID_VALUE.test(ids.traceparent)) throw new InvalidRequestHeader("invalid traceparent header");
       head += `traceparent: ${ids.traceparent}\r\n`;
       ascii &&= !NON_ASCII.test(ids.traceparent);
+    }
+    if (extra !== undefined) {
+      for (const [name, value] of Object.entries(extra)) {
+        if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || INVALID_VALUE.test(value)) {
+          throw new InvalidRequestHeader(`invalid ${name} header`);
+        }
+        head += `${name}: ${value}\r\n`;
+        ascii &&= !NON_ASCII.test(value);
+      }
     }
     head += `content-length: ${contentLength}\r\n\r\n`;
     return ascii ? head : Buffer.from(head, "latin1");

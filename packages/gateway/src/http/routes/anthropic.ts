@@ -1,6 +1,8 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
 import { anthropicFormat } from "../../inbound/anthropic/format.ts";
+import { ANTHROPIC_ANSWERS } from "../../inbound/anthropic/native-answers.ts";
 import { fromMessagesRequest } from "../../inbound/anthropic/request.ts";
 import { countPromptTokens } from "../../policy/tokens.ts";
 import type { JsonBody } from "../../request/body.ts";
@@ -15,13 +17,21 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
     const value = (request.body as JsonBody | undefined)?.value;
     const translated = fromMessagesRequest(value);
     const model = modelOf(value);
-    const thinking = translated instanceof ApiError ? undefined : translated.thinking;
+    const refused = translated instanceof ApiError;
     await dispatchInboundChat(request, reply, context, {
       model,
-      stream: !(translated instanceof ApiError) && translated.stream,
-      body: translated instanceof ApiError ? translated : translated.body,
-      // Extended thinking reaches the backends that understand it; to the others it would be an unknown field.
-      fieldsFor: thinking === undefined ? undefined : (type) => (type === "anthropic" ? { thinking } : undefined),
+      stream: !refused && translated.stream,
+      body: refused ? translated : translated.body,
+      // An anthropic backend gets the request as written (thinking blocks, signatures, cache points) and answers as
+      // is; the others get the translation.
+      native: refused
+        ? undefined
+        : {
+            api: "anthropic-messages",
+            value: value as Record<string, unknown>,
+            headers: providerHeaders(request.headers),
+            dialect: ANTHROPIC_ANSWERS,
+          },
       format: anthropicFormat(model),
     });
   });
@@ -32,6 +42,13 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
     if (translated instanceof ApiError) return sendError(reply, translated, {}, anthropicEnvelope);
     sendJson(reply, { input_tokens: await countPromptTokens(translated.body) });
   });
+}
+
+/** The client's headers an anthropic backend reads: the betas it asked for (interleaved thinking, 1M context...). */
+function providerHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const beta = headers["anthropic-beta"];
+  if (beta === undefined) return {};
+  return { "anthropic-beta": Array.isArray(beta) ? beta.join(",") : beta };
 }
 
 function modelOf(value: unknown): string {

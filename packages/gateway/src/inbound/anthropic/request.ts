@@ -4,11 +4,10 @@ import { ApiError, invalidRequest } from "../../request/errors.ts";
 
 type Block = Record<string, unknown>;
 
-/** A Messages request as the pipeline runs it; `thinking` goes only to anthropic backends (see fieldsFor). */
+/** A Messages request as the pipeline runs it on backends that do not speak it (anthropic ones get it as written). */
 export interface TranslatedMessages {
   body: ChatBody;
   stream: boolean;
-  thinking: unknown;
 }
 
 const invalid = (message: string, param: string | null = null) => invalidRequest(message, param, "invalid_request");
@@ -55,7 +54,7 @@ export function fromMessagesRequest(value: unknown, requireMaxTokens = true): Tr
       // The closing message_delta carries the output tokens: ask every backend for the usage chunk.
       body["stream_options"] = { include_usage: true };
     }
-    return { body, stream, thinking: value["thinking"] };
+    return { body, stream };
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
