@@ -338,3 +338,69 @@ describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
     await assertCounted(url, calls, "chat");
   });
 });
+
+describe("Anthropic Messages to anthropic backends: failover and a broken stream", () => {
+  let primary: FakeLlmServer;
+  let compatible: FakeLlmServer;
+  let url: string;
+  const closers = new Closers();
+  const ask = (stream = false) =>
+    http(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({
+        model: "claude-haiku-4-5",
+        max_tokens: 50,
+        stream,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+
+  before(async () => {
+    primary = await startFakeAnthropic({ models: [{ id: "claude-haiku-4-5" }], apiKey: "k", chunks: 3 });
+    // An OpenAI-compatible server with the same model name, behind the anthropic backend by priority.
+    compatible = await startFakeOpenAI({ models: [{ id: "claude-haiku-4-5" }] });
+    const gateway = await startTestGateway(
+      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n' +
+        backendToml("claude", primary.url, "anthropic", 'api_key_env = "K"\npriority = 10') +
+        backendToml("compatible", compatible.url, "vllm", "priority = 90"),
+      closers,
+      { K: "k" },
+    );
+    url = gateway.url;
+  });
+  after(async () => {
+    await closers.closeAll();
+    await primary.close();
+    await compatible.close();
+  });
+
+  it("fails over from a failing anthropic backend to an OpenAI one, which answers through the translation", async () => {
+    assert.equal((await ask()).headers["x-gateway-backend"], "claude");
+    primary.setFault({ kind: "status", status: 500, scope: "inference" });
+    try {
+      const answer = await ask();
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers["x-gateway-backend"], "compatible");
+      assert.equal(answer.json().type, "message");
+      assert.equal(answer.json().content[0].text, "echo: hi");
+    } finally {
+      primary.setFault({ kind: "none" });
+    }
+  });
+
+  it("a native stream that breaks off ends with Anthropic's error event", async () => {
+    primary.setFault({ kind: "die-mid-stream", afterChunks: 3 });
+    try {
+      const answer = await ask(true);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers["x-gateway-backend"], "claude");
+      const last = sseData(answer.text).at(-1)!;
+      assert.equal(JSON.parse(last).type, "error");
+      assert.match(JSON.parse(last).error.message, /broke off/);
+      assert.ok(!answer.text.includes("[DONE]"));
+    } finally {
+      primary.setFault({ kind: "none" });
+    }
+  });
+});
