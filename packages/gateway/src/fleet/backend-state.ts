@@ -1,4 +1,4 @@
-import type { Backend, ModelInfo } from "../backends/types.ts";
+import type { Backend, ModelInfo, NativeApi } from "../backends/types.ts";
 import type { BackendSettings } from "../config/types.ts";
 import { ConcurrencySlots } from "./slots.ts";
 
@@ -42,6 +42,11 @@ export class BackendState {
     this.settings = backend.settings;
     this.name = backend.settings.name;
     this.slots = new ConcurrencySlots(backend.settings.maxConcurrent);
+  }
+
+  /** The API the backend speaks besides OpenAI's (routing keeps the requests only it can serve for it). */
+  get nativeApi(): NativeApi | undefined {
+    return this.backend.native?.api;
   }
 
   /** Attempts in flight now (what routing's capacity filter and load score read). */

@@ -1,14 +1,15 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { NativeApi } from "../backends/types.ts";
 import { chatJob, type NativeRequest } from "../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../dispatch/route-errors.ts";
 import type { AnswerFormat } from "../inbound/translating-writer.ts";
 import { TranslatingWriter } from "../inbound/translating-writer.ts";
 import { countPromptTokens } from "../policy/tokens.ts";
 import type { ChatBody } from "../request/chat.ts";
-import { ApiError } from "../request/errors.ts";
+import { ApiError, invalidRequest } from "../request/errors.ts";
 import { factsOf } from "../request/facts.ts";
 import { chatRequirements } from "../routing/requirements.ts";
-import type { RouteDecision } from "../routing/types.ts";
+import type { Rejection, RouteDecision } from "../routing/types.ts";
 import { setBudgetHeaders } from "./budget-headers.ts";
 import type { GatewayContext } from "./context.ts";
 import { decideOnceProbed } from "./decide-once-probed.ts";
@@ -27,6 +28,8 @@ export interface InboundChat {
   format: AnswerFormat;
   /** The request as the client wrote it, for the backends that speak its API (they answer the client as is). */
   native?: Omit<NativeRequest, "res"> | undefined;
+  /** Set when only those backends can serve it: what the translation could not carry (the first such thing). */
+  nativeOnly?: string | undefined;
 }
 
 /**
@@ -65,12 +68,18 @@ export async function dispatchInboundChat(
   const body = inbound.body;
   if (body instanceof ApiError) return sendError(reply, body, {}, envelope);
   const requirements = chatRequirements(body);
+  const nativeOnly = inbound.nativeOnly;
+  if (nativeOnly !== undefined) requirements.api = inbound.native?.api;
   const route = () => router.decide(requested, requirements, registry, controls);
   const decision = await decideOnceProbed(route, context.firstRound);
   if (decision.outcome === "unknown_model") {
     return sendError(reply, modelNotFound(requested, decision.available), {}, envelope);
   }
   if (decision.outcome === "unavailable") {
+    const api = requirements.api;
+    if (nativeOnly !== undefined && api !== undefined && decision.rejections.every(isApiRejection)) {
+      return sendError(reply, untranslatable(nativeOnly, api, requested), {}, envelope);
+    }
     const { error, headers } = noAvailableBackend(requested, decision, "chat completions");
     return sendError(reply, error, headers, envelope);
   }
@@ -102,4 +111,15 @@ function mayUseCloud(decision: RouteDecision): boolean {
   const targets =
     decision.outcome === "route" ? decision.targets : decision.outcome === "at_capacity" ? decision.blocked : [];
   return targets.some((target) => target.backend.settings.kind === "cloud");
+}
+
+const isApiRejection = (rejection: Rejection) => rejection.reason === "api_unsupported";
+
+/** 400: what the request holds only backends of its own API take, and none of the model's backends is one. */
+function untranslatable(what: string, api: NativeApi, requested: string): ApiError {
+  return invalidRequest(
+    `${what} can only go to a backend that speaks ${api}, and no backend of model '${requested}' does`,
+    null,
+    "untranslatable_request",
+  );
 }

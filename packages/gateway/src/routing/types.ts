@@ -1,4 +1,4 @@
-import type { ModelInfo } from "../backends/types.ts";
+import type { ModelInfo, NativeApi } from "../backends/types.ts";
 import type { BackendKind, Zone } from "../config/types.ts";
 import type { HealthStatus } from "../fleet/backend-state.ts";
 
@@ -10,6 +10,8 @@ export interface Requirements {
   json: boolean;
   /** Rough prompt size (characters / 4), compared with the model's context length. */
   estimatedTokens: number;
+  /** Set when only a backend speaking this API can serve: the request holds what OpenAI's format cannot carry. */
+  api?: NativeApi | undefined;
 }
 
 /** The facts routing reads about a backend; fleet's BackendState provides them. */
@@ -26,6 +28,8 @@ export interface Candidate {
   readonly pending: number;
   readonly probeLatencyMs: number | undefined;
   readonly modelsById: ReadonlyMap<string, ModelInfo>;
+  /** The API the backend speaks besides OpenAI's, if any. */
+  readonly nativeApi?: NativeApi | undefined;
 }
 
 /** Machine-readable reasons a backend was excluded (X-Gateway-Rejection-Reasons). */
@@ -38,6 +42,7 @@ export type RejectionReason =
   | "vision_unsupported"
   | "tools_unsupported"
   | "json_mode_unsupported"
+  | "api_unsupported"
   | "context_length_exceeded"
   | "error_rate_too_high"
   | "at_capacity"

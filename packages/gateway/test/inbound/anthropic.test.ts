@@ -272,6 +272,46 @@ describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
     await waitUntil(counted("completion"), { timeoutMs: 5_000, what: "completion tokens of the claude backend" });
   });
 
+  it("Anthropic's own tools and their result blocks go to an anthropic backend as written", async () => {
+    const search = { type: "web_search_20250305" as const, name: "web_search" as const, max_uses: 2 };
+    calls++;
+    const found = await client.messages.create({
+      model: "claude-haiku-4-5",
+      max_tokens: 512,
+      tools: [search],
+      messages: [{ role: "user", content: "switchboard" }],
+    });
+    assert.deepEqual(
+      found.content.map((block) => block.type),
+      ["server_tool_use", "web_search_tool_result", "text"],
+    );
+    // The next turn carries the search's blocks back: OpenAI's format has no place for them, the API needs them.
+    const history = [
+      { role: "user" as const, content: "switchboard" },
+      { role: "assistant" as const, content: found.content },
+      { role: "user" as const, content: "thanks" },
+    ];
+    calls++;
+    const next = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 512, messages: history });
+    assert.equal(next.content[0]?.type === "text" && next.content[0].text, "echo: thanks");
+    assert.deepEqual((lastSent(claude, "/v1/messages").body as { messages: unknown }).messages, history);
+
+    // To a model no anthropic backend serves, such a request cannot go: a 400 that says why.
+    calls++;
+    const refused = await postJson(`${url}/v1/messages`, {
+      model: "llama3",
+      max_tokens: 512,
+      tools: [search],
+      messages: [{ role: "user", content: "switchboard" }],
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json().error.type, "invalid_request_error");
+    assert.match(
+      refused.json().error.message,
+      /tools\.0: Anthropic's web_search_20250305 tool can only go to a backend/,
+    );
+  });
+
   it("thinking never reaches an OpenAI backend", async () => {
     calls++;
     await client.messages.create({
@@ -356,12 +396,18 @@ describe("Anthropic Messages to anthropic backends: failover and a broken stream
       }),
     });
 
+  /** Each test starts with the anthropic backend serving (a failure before may have marked it unhealthy). */
+  const servedByClaude = () =>
+    waitUntil(async () => (await ask()).headers["x-gateway-backend"] === "claude", { what: "claude serving again" });
+
   before(async () => {
     primary = await startFakeAnthropic({ models: [{ id: "claude-haiku-4-5" }], apiKey: "k", chunks: 3 });
     // An OpenAI-compatible server with the same model name, behind the anthropic backend by priority.
     compatible = await startFakeOpenAI({ models: [{ id: "claude-haiku-4-5" }] });
     const gateway = await startTestGateway(
-      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n' +
+      // The tests fail the anthropic backend on purpose: quickly healthy again, never excluded for its error rate.
+      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
+        "[quality]\nmin_requests = 1000\n" +
         backendToml("claude", primary.url, "anthropic", 'api_key_env = "K"\npriority = 10') +
         backendToml("compatible", compatible.url, "vllm", "priority = 90"),
       closers,
@@ -376,7 +422,7 @@ describe("Anthropic Messages to anthropic backends: failover and a broken stream
   });
 
   it("fails over from a failing anthropic backend to an OpenAI one, which answers through the translation", async () => {
-    assert.equal((await ask()).headers["x-gateway-backend"], "claude");
+    await servedByClaude();
     primary.setFault({ kind: "status", status: 500, scope: "inference" });
     try {
       const answer = await ask();
@@ -389,7 +435,31 @@ describe("Anthropic Messages to anthropic backends: failover and a broken stream
     }
   });
 
+  it("a request only an anthropic backend can serve never fails over to an OpenAI one", async () => {
+    await servedByClaude();
+    const before = compatible.requests.length;
+    primary.setFault({ kind: "status", status: 500, scope: "inference" });
+    try {
+      const answer = await http(`${url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({
+          model: "claude-haiku-4-5",
+          max_tokens: 50,
+          tools: [{ type: "web_search_20250305", name: "web_search" }],
+          messages: [{ role: "user", content: "hi" }],
+        }),
+      });
+      assert.equal(answer.status, 502);
+      assert.equal(answer.json().type, "error");
+      assert.equal(compatible.requests.length, before, "the OpenAI-compatible backend was never asked");
+    } finally {
+      primary.setFault({ kind: "none" });
+    }
+  });
+
   it("a native stream that breaks off ends with Anthropic's error event", async () => {
+    await servedByClaude();
     primary.setFault({ kind: "die-mid-stream", afterChunks: 3 });
     try {
       const answer = await ask(true);

@@ -146,6 +146,27 @@ describe("routing", () => {
       );
   });
 
+  it("keeps a request only one API's backends can serve for them", () => {
+    const anthropic = { ...backend("claude", { m: {} }, { priority: 90 }), nativeApi: "anthropic-messages" as const };
+    const backends = [backend("compatible", { m: {} }, { priority: 10 }), anthropic];
+    const decision = router().decide("m", { ...chat(), api: "anthropic-messages" }, fleet(backends));
+    assert.equal(decision.outcome, "route");
+    if (decision.outcome === "route") {
+      assert.deepEqual(
+        decision.targets.map((t) => t.backend.name),
+        ["claude"],
+      );
+      assert.deepEqual(
+        decision.rejections.map((x) => [x.backend, x.reason]),
+        [["compatible", "api_unsupported"]],
+      );
+    }
+    const only = router().decide("m", { ...chat(), api: "anthropic-messages" }, fleet([backends[0]!]));
+    assert.equal(only.outcome, "unavailable");
+    const any = router().decide("m", chat(), fleet(backends));
+    if (any.outcome === "route") assert.equal(any.targets.length, 2, "without the requirement both serve");
+  });
+
   it("filters on capabilities and records why", () => {
     const backends = [
       backend("plain", { m: { caps: ["completion"], ctx: 8 } }),

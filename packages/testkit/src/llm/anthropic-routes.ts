@@ -24,7 +24,17 @@ const ALLOWED_FIELDS = new Set([
   "thinking",
   "service_tier",
 ]);
-const BLOCK_TYPES = new Set(["text", "image", "tool_use", "tool_result", "document", "thinking", "redacted_thinking"]);
+const BLOCK_TYPES = new Set([
+  "text",
+  "image",
+  "tool_use",
+  "tool_result",
+  "document",
+  "thinking",
+  "redacted_thinking",
+  "server_tool_use",
+  "web_search_tool_result",
+]);
 let sequence = 0;
 
 export function anthropicError(exchange: Exchange, status: number, type: string, message: string): void {
@@ -185,6 +195,8 @@ function validate(body: Record<string, unknown>, exchange: Exchange): string | u
     if (!Array.isArray(tools)) return "tools: Input should be a valid list";
     for (const [index, tool] of (tools as Block[]).entries()) {
       if (typeof tool?.["name"] !== "string") return `tools.${index}.name: Field required`;
+      // Anthropic's own tools (web_search_20250305...) are named by their type and have no schema.
+      if (typeof tool["type"] === "string" && tool["type"] !== "custom") continue;
       if (!tool["input_schema"] || typeof tool["input_schema"] !== "object")
         return `tools.${index}.input_schema: Field required`;
     }
@@ -226,7 +238,9 @@ export function asChatRequest(body: Record<string, unknown>): ChatRequest {
     }
   }
   const tools = Array.isArray(body["tools"])
-    ? (body["tools"] as Block[]).map((tool) => ({ type: "function", function: { name: tool["name"] } }))
+    ? (body["tools"] as Block[])
+        .filter((tool) => !isServerTool(tool))
+        .map((tool) => ({ type: "function", function: { name: tool["name"] } }))
     : undefined;
   const noTools = (body["tool_choice"] as Block | undefined)?.["type"] === "none";
   return {
@@ -235,6 +249,31 @@ export function asChatRequest(body: Record<string, unknown>): ChatRequest {
     ...(tools && !noTools ? { tools } : {}),
     max_tokens: body["max_tokens"],
   };
+}
+
+const isServerTool = (tool: Block) => typeof tool["type"] === "string" && tool["type"] !== "custom";
+
+/**
+ * The API's web search, when the request offers it and the user just spoke: the search call, its results and an
+ * answer citing them, as the API returns them (encrypted_content stands for the API's opaque result).
+ */
+function webSearch(body: Record<string, unknown>, request: ChatRequest): Block[] | undefined {
+  const tools = Array.isArray(body["tools"]) ? (body["tools"] as Block[]) : [];
+  if (!tools.some((tool) => String(tool["type"]).startsWith("web_search_"))) return undefined;
+  const last = request.messages.at(-1);
+  if (last?.role !== "user") return undefined;
+  const query = textOf(last.content);
+  const id = `srvtoolu_fake${++sequence}`;
+  const url = `https://search.example/${encodeURIComponent(query)}`;
+  return [
+    { type: "server_tool_use", id, name: "web_search", input: { query } },
+    {
+      type: "web_search_tool_result",
+      tool_use_id: id,
+      content: [{ type: "web_search_result", url, title: query, encrypted_content: "EqIfake", page_age: null }],
+    },
+    { type: "text", text: `searched: ${query}` },
+  ];
 }
 
 function promptTokensOf(request: ChatRequest): number {
@@ -280,6 +319,8 @@ function messages(): Handler {
           input: JSON.parse(call.arguments),
         }))
       : [{ type: "text", text: answer.text }];
+    const searched = webSearch(body, request);
+    if (searched) content.splice(0, content.length, ...searched);
     if ((body["thinking"] as Block | undefined)?.["type"] === "enabled") {
       // Extended thinking: the answer starts with the model's reasoning, signed.
       const reasoning = `Thinking about: ${textOf(request.messages.at(-1)?.content ?? "")}`;

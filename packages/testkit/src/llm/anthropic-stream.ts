@@ -74,8 +74,8 @@ export async function streamAnthropic(exchange: Exchange, plan: AnthropicStreamP
           }),
         );
       }
-    } else {
-      const start = { type: "tool_use", id: block["id"], name: block["name"], input: {} };
+    } else if (block["type"] === "tool_use" || block["type"] === "server_tool_use") {
+      const start = { type: block["type"], id: block["id"], name: block["name"], input: {} };
       events.push(event("content_block_start", { type: "content_block_start", index, content_block: start }));
       if (index === 0) events.push(event("ping", { type: "ping" }));
       for (const piece of splitIntoChunks(JSON.stringify(block["input"]), chunks)) {
@@ -87,6 +87,9 @@ export async function streamAnthropic(exchange: Exchange, plan: AnthropicStreamP
           }),
         );
       }
+    } else {
+      // A block the API sends whole (web_search_tool_result).
+      events.push(event("content_block_start", { type: "content_block_start", index, content_block: block }));
     }
     events.push(event("content_block_stop", { type: "content_block_stop", index }));
   });

@@ -32,6 +32,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
             headers: providerHeaders(request.headers),
             dialect: ANTHROPIC_ANSWERS,
           },
+      nativeOnly: refused ? undefined : translated.untranslated[0],
       format: anthropicFormat(model),
     });
   });

@@ -8,6 +8,11 @@ type Block = Record<string, unknown>;
 export interface TranslatedMessages {
   body: ChatBody;
   stream: boolean;
+  /**
+   * What the translation left out because OpenAI's format cannot carry it (server tools and their result blocks, a
+   * document by URL...), each named with where it is: such a request is for anthropic backends only.
+   */
+  untranslated: string[];
 }
 
 const invalid = (message: string, param: string | null = null) => invalidRequest(message, param, "invalid_request");
@@ -15,7 +20,10 @@ const invalid = (message: string, param: string | null = null) => invalidRequest
 const isObject = (value: unknown): value is Record<string, unknown> =>
   !!value && typeof value === "object" && !Array.isArray(value);
 
-/** Validates the fields Anthropic requires and translates the request; an ApiError names what is wrong. */
+/**
+ * Validates the fields Anthropic requires and translates the request; an ApiError names what is wrong. What is valid
+ * but has no counterpart in OpenAI's format is left out of the translation and listed (`untranslated`).
+ */
 export function fromMessagesRequest(value: unknown, requireMaxTokens = true): TranslatedMessages | ApiError {
   if (!isObject(value)) return invalid("The request body must be a JSON object");
   const model = value["model"];
@@ -28,11 +36,12 @@ export function fromMessagesRequest(value: unknown, requireMaxTokens = true): Tr
   if (!Array.isArray(given) || given.length === 0)
     return invalid("messages: at least one message is required", "messages");
   try {
+    const untranslated: string[] = [];
     const messages: ChatMessage[] = [];
     const system = systemText(value["system"]);
     if (system !== undefined) messages.push({ role: "system", content: system });
     given.forEach((message, index) => {
-      messages.push(...chatMessages(message, `messages.${index}`));
+      messages.push(...chatMessages(message, `messages.${index}`, untranslated));
     });
     const stream = value["stream"] === true;
     const body: ChatBody = { model, messages };
@@ -44,7 +53,7 @@ export function fromMessagesRequest(value: unknown, requireMaxTokens = true): Tr
     if (Array.isArray(stop) && stop.length > 0) body.stop = stop.filter((item) => typeof item === "string");
     const metadata = value["metadata"];
     if (isObject(metadata) && typeof metadata["user_id"] === "string") body["user"] = metadata["user_id"];
-    const tools = toolsOf(value["tools"]);
+    const tools = toolsOf(value["tools"], untranslated);
     if (tools !== undefined) {
       body.tools = tools;
       Object.assign(body, toolChoiceOf(value["tool_choice"]));
@@ -54,7 +63,7 @@ export function fromMessagesRequest(value: unknown, requireMaxTokens = true): Tr
       // The closing message_delta carries the output tokens: ask every backend for the usage chunk.
       body["stream_options"] = { include_usage: true };
     }
-    return { body, stream };
+    return { body, stream, untranslated };
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -83,7 +92,7 @@ function systemText(system: unknown): string | undefined {
 }
 
 /** One Anthropic message → chat messages: a user turn's tool results become tool messages, in their order. */
-function chatMessages(message: unknown, path: string): ChatMessage[] {
+function chatMessages(message: unknown, path: string, untranslated: string[]): ChatMessage[] {
   if (!isObject(message)) throw invalid(`${path}: must be an object`, path);
   const role = message["role"];
   if (role !== "user" && role !== "assistant")
@@ -92,10 +101,10 @@ function chatMessages(message: unknown, path: string): ChatMessage[] {
   if (typeof content === "string") return [{ role, content }];
   if (!Array.isArray(content))
     throw invalid(`${path}.content: must be a string or an array of blocks`, `${path}.content`);
-  return role === "user" ? userMessages(content, path) : [assistantMessage(content, path)];
+  return role === "user" ? userMessages(content, path, untranslated) : [assistantMessage(content, path, untranslated)];
 }
 
-function userMessages(blocks: unknown[], path: string): ChatMessage[] {
+function userMessages(blocks: unknown[], path: string, untranslated: string[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   let parts: ContentPart[] = [];
   const flush = () => {
@@ -110,14 +119,14 @@ function userMessages(blocks: unknown[], path: string): ChatMessage[] {
       out.push(toolMessage(block, where));
       return;
     }
-    const part = contentPart(block, where);
+    const part = contentPart(block, where, untranslated);
     if (part) parts.push(part);
   });
   flush();
   return out;
 }
 
-function assistantMessage(blocks: unknown[], path: string): ChatMessage {
+function assistantMessage(blocks: unknown[], path: string, untranslated: string[]): ChatMessage {
   let text = "";
   const calls: ToolCall[] = [];
   blocks.forEach((block, index) => {
@@ -135,8 +144,9 @@ function assistantMessage(blocks: unknown[], path: string): ChatMessage {
         function: { name: block["name"], arguments: JSON.stringify(block["input"] ?? {}) },
       });
     } else if (type !== "thinking" && type !== "redacted_thinking") {
-      // An earlier answer's reasoning has no place in OpenAI's messages; anything else cannot be carried over.
-      throw invalid(`${where}: block type ${JSON.stringify(type)} is not supported in assistant messages`, where);
+      // An earlier answer's reasoning has no place in OpenAI's messages; anything else (a server tool's call and
+      // result) cannot be carried over.
+      untranslated.push(`${where}: a ${JSON.stringify(type)} block`);
     }
   });
   const message: ChatMessage = { role: "assistant", content: calls.length > 0 && text === "" ? null : text };
@@ -159,8 +169,8 @@ function toolMessage(block: Block, where: string): ChatMessage {
   return { role: "tool", tool_call_id: id, content: text };
 }
 
-/** A user block → an OpenAI content part (undefined for what has no counterpart and changes nothing: empty text). */
-function contentPart(block: Block, where: string): ContentPart | undefined {
+/** A user block → an OpenAI content part (undefined for empty text, and for what has no counterpart: listed). */
+function contentPart(block: Block, where: string, untranslated: string[]): ContentPart | undefined {
   const type = block["type"];
   if (type === "text") {
     if (typeof block["text"] !== "string") throw invalid(`${where}.text: must be a string`, `${where}.text`);
@@ -193,21 +203,30 @@ function contentPart(block: Block, where: string): ContentPart | undefined {
         .join("");
       return { type: "text", text };
     }
-    throw invalid(`${where}.source: documents are carried as text or base64 data (not by URL)`, `${where}.source`);
+    if (isObject(source) && typeof source["type"] === "string") {
+      untranslated.push(`${where}: a document by ${source["type"]}`);
+      return undefined;
+    }
+    throw invalid(`${where}.source: a document needs a source`, `${where}.source`);
   }
-  throw invalid(`${where}: block type ${JSON.stringify(type)} is not supported in user messages`, where);
+  if (typeof type !== "string") throw invalid(`${where}.type: Field required`, `${where}.type`);
+  untranslated.push(`${where}: a ${JSON.stringify(type)} block`);
+  return undefined;
 }
 
-function toolsOf(tools: unknown): unknown[] | undefined {
+function toolsOf(tools: unknown, untranslated: string[]): unknown[] | undefined {
   if (tools === undefined || tools === null) return undefined;
   if (!Array.isArray(tools)) throw invalid("tools: must be an array", "tools");
-  if (tools.length === 0) return undefined;
-  return tools.map((tool, index) => {
+  const custom = tools.filter((tool, index) => {
     const where = `tools.${index}`;
     if (!isObject(tool) || typeof tool["name"] !== "string") throw invalid(`${where}.name: Field required`, where);
-    if (tool["type"] !== undefined && tool["type"] !== "custom") {
-      throw invalid(`${where}: server tools (${String(tool["type"])}) are not supported by the gateway`, where);
-    }
+    if (tool["type"] === undefined || tool["type"] === "custom") return true;
+    // Anthropic's own tools (web search, code execution, bash, the text editor...) are the API's, not functions.
+    untranslated.push(`${where}: Anthropic's ${String(tool["type"])} tool`);
+    return false;
+  });
+  if (custom.length === 0) return undefined;
+  return custom.map((tool) => {
     const fn: Record<string, unknown> = {
       name: tool["name"],
       parameters: isObject(tool["input_schema"]) ? tool["input_schema"] : { type: "object", properties: {} },

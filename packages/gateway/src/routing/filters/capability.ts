@@ -5,8 +5,11 @@ function missing(
   candidate: Candidate,
   context: FilterContext,
 ): { reason: RejectionReason; detail: string } | undefined {
-  const model = candidate.modelsById.get(context.model);
   const needs = context.requirements;
+  if (needs.api !== undefined && candidate.nativeApi !== needs.api) {
+    return { reason: "api_unsupported", detail: `the request holds what only ${needs.api} backends take` };
+  }
+  const model = candidate.modelsById.get(context.model);
   const capabilities = model?.capabilities;
   // Unknown capabilities never exclude: only what the backend says it cannot do does.
   if (capabilities) {
@@ -33,5 +36,5 @@ function missing(
   return undefined;
 }
 
-/** Vision for image parts, tools, JSON mode, embeddings vs chat, prompt size vs context length. */
+/** The API the request needs, vision for image parts, tools, JSON mode, embeddings vs chat, prompt size. */
 export const capabilityFilter: Filter = (candidates, context, rejected) => keep(candidates, context, rejected, missing);
