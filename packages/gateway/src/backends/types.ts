@@ -61,7 +61,7 @@ export type NativeApi = "anthropic-messages";
 /** A request of a backend's own API, as its client wrote it. */
 interface NativeCall {
   /** The client's body, with the backend's model name. */
-  body: string;
+  body: string | Buffer;
   /** That model name (what spend is priced by). */
   model: string;
   /** The client's headers the provider reads (Anthropic's betas). */

@@ -19,8 +19,9 @@ import { routeHeaders } from "./route-headers.ts";
  */
 export interface NativeRequest {
   api: NativeApi;
-  /** The client's body. */
+  /** The client's body, and the bytes it came from (sent as they are when the model name is unchanged). */
   value: Record<string, unknown>;
+  raw: Buffer | undefined;
   /** The client's headers the provider reads. */
   headers: Readonly<Record<string, string>>;
   /** The client's response itself (the answer needs no translation), and the answer's API. */
@@ -82,7 +83,7 @@ export function chatJob(request: ChatRequest): DispatchJob {
       const speaks = target.backend.backend.native;
       if (native !== undefined && speaks?.api === native.api) {
         const attempt = new ChatAttempt({ ...answer, res: native.res, dialect: native.dialect });
-        const body = JSON.stringify({ ...native.value, model: target.model });
+        const body = bodyWithModel(native.value, native.raw, target.model);
         attempt.call = speaks.chat({ body, model: target.model, headers: native.headers }, ids, attempt);
         return attempt;
       }

@@ -56,9 +56,9 @@ export class RequestHeadWriter {
   }
 
   /**
-   * The head of `POST <basePath><path>` with the ids, `extra` headers and the body's length: a string when it is ASCII (it can be
-   * written together with a UTF-8 body), else its latin1 bytes. Throws InvalidRequestHeader for a value undici
-   * would have refused.
+   * The head of `POST <basePath><path>` with the ids, `extra` headers and the body's length: a string when it is
+   * ASCII (it can be written together with a UTF-8 body), else its latin1 bytes. Throws InvalidRequestHeader for a
+   * value undici would have refused.
    */
   head(path: string, ids: CallIds, contentLength: number, extra?: Readonly<Record<string, string>>): string | Buffer {
     if (this.#fixedError !== undefined) throw new InvalidRequestHeader(this.#fixedError);

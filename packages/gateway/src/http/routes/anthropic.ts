@@ -14,7 +14,8 @@ import { sendError, sendJson } from "../send.ts";
 /** Anthropic's Messages API: POST /v1/messages and POST /v1/messages/count_tokens (the key arrives in x-api-key). */
 export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayContext): void {
   app.post("/v1/messages", async (request, reply) => {
-    const value = (request.body as JsonBody | undefined)?.value;
+    const json = request.body as JsonBody | undefined;
+    const value = json?.value;
     const translated = fromMessagesRequest(value);
     const model = modelOf(value);
     const refused = translated instanceof ApiError;
@@ -29,6 +30,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
         : {
             api: "anthropic-messages",
             value: value as Record<string, unknown>,
+            raw: json?.raw,
             headers: providerHeaders(request.headers),
             dialect: ANTHROPIC_ANSWERS,
           },
@@ -45,7 +47,10 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
   });
 }
 
-/** The client's headers an anthropic backend reads: the betas it asked for (interleaved thinking, 1M context...). */
+/**
+ * The client's headers an anthropic backend reads: the betas it asked for (interleaved thinking, 1M context...), as
+ * sent (node's parser refused control characters, so the backend's request can carry them; Anthropic judges them).
+ */
 function providerHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const beta = headers["anthropic-beta"];
   if (beta === undefined) return {};
