@@ -55,11 +55,16 @@ export interface ParsedChat {
   model: string;
 }
 
-/** The APIs besides OpenAI's that a backend type may speak natively: Anthropic's Messages, on anthropic backends. */
-export type NativeApi = "anthropic-messages";
+/**
+ * The APIs besides OpenAI's that a backend type may speak natively: Anthropic's Messages on anthropic backends,
+ * Ollama's chat and generate on ollama backends.
+ */
+export type NativeApi = "anthropic-messages" | "ollama";
 
 /** A request of a backend's own API, as its client wrote it. */
 interface NativeCall {
+  /** The endpoint of that API the client called (/v1/messages, /api/chat, /api/generate). */
+  path: string;
   /** The client's body, with the backend's model name. */
   body: string | Buffer;
   /** That model name (what spend is priced by). */

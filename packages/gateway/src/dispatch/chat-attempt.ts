@@ -9,17 +9,7 @@ import type { AnswerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
 import type { Attempt, AttemptResult } from "./attempt.ts";
 import { type AttemptFailure, isBackendFault } from "./failure.ts";
-import { SseNormaliser } from "./sse-normaliser.ts";
-
-const EVENT_STREAM = /^text\/event-stream/i;
-
-/** Adds the event-stream headers to a response's headers (the object is the attempt's own). */
-function withSseHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  headers["content-type"] = "text/event-stream; charset=utf-8";
-  headers["cache-control"] = "no-cache";
-  headers["x-accel-buffering"] = "no";
-  return headers;
-}
+import type { StreamFramer } from "./stream-framer.ts";
 
 export interface AttemptOptions {
   backend: string;
@@ -51,7 +41,7 @@ export class ChatAttempt implements Attempt {
   #mode: "fail" | "buffer" | "stream" = "buffer";
   #chunks: Buffer[] = [];
   #length = 0;
-  #sse: SseNormaliser | undefined;
+  #framer: StreamFramer | undefined;
   #started = false;
   #waitingForDrain = false;
   /**
@@ -77,9 +67,9 @@ export class ChatAttempt implements Attempt {
     this.#status = statusCode;
     this.#contentType = contentType;
     if (isBackendFault(statusCode)) this.#mode = "fail";
-    else if (statusCode === 200 && this.options.stream && EVENT_STREAM.test(contentType)) {
+    else if (statusCode === 200 && this.options.stream && this.#dialect.streams(contentType)) {
       this.#mode = "stream";
-      this.#sse = new SseNormaliser();
+      this.#framer = this.#dialect.framer();
     } else this.#mode = "buffer";
   }
 
@@ -89,7 +79,7 @@ export class ChatAttempt implements Attempt {
       this.#length += chunk.length;
       return;
     }
-    const events = this.#sse!.push(chunk);
+    const events = this.#framer!.push(chunk);
     if (events.length === 0 || this.options.res.destroyed) return;
     this.#unsent = this.#unsent === undefined ? events : joinEvents(this.#unsent, events);
     if (!this.#flushQueued) {
@@ -113,7 +103,7 @@ export class ChatAttempt implements Attempt {
     if (!this.#started) {
       this.#started = true;
       this.firstByteAt = performance.now();
-      writeAnswerHead(res, 200, withSseHeaders(this.options.headers), this.options.prepared);
+      writeAnswerHead(res, 200, this.#dialect.streamHeaders(this.options.headers), this.options.prepared);
     }
     const room = res.write(events);
     // Read after the write, off the way to the client: the usage chunk (stream_options.include_usage, or always from
@@ -138,13 +128,13 @@ export class ChatAttempt implements Attempt {
     if (this.#mode === "stream") {
       if (!this.#started) {
         this.firstByteAt = performance.now();
-        writeAnswerHead(res, 200, withSseHeaders(headers), prepared);
+        writeAnswerHead(res, 200, this.#dialect.streamHeaders(headers), prepared);
       }
       const unsent = this.#unsent;
       this.#unsent = undefined;
-      if (unsent === undefined) res.end(this.#dialect.end(this.#sse!));
+      if (unsent === undefined) res.end(this.#framer!.finish());
       else {
-        res.end(joinEvents(unsent, this.#dialect.end(this.#sse!)));
+        res.end(joinEvents(unsent, this.#framer!.finish()));
         this.tokens = this.#dialect.tokens(unsent) ?? this.tokens;
       }
       this.#resolve({ kind: "answered", status: 200, ok: true });

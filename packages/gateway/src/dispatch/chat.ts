@@ -19,6 +19,8 @@ import { routeHeaders } from "./route-headers.ts";
  */
 export interface NativeRequest {
   api: NativeApi;
+  /** The endpoint of that API the client called. */
+  path: string;
   /** The client's body, and the bytes it came from (sent as they are when the model name is unchanged). */
   value: Record<string, unknown>;
   raw: Buffer | undefined;
@@ -84,7 +86,8 @@ export function chatJob(request: ChatRequest): DispatchJob {
       if (native !== undefined && speaks?.api === native.api) {
         const attempt = new ChatAttempt({ ...answer, res: native.res, dialect: native.dialect });
         const body = bodyWithModel(native.value, native.raw, target.model);
-        attempt.call = speaks.chat({ body, model: target.model, headers: native.headers }, ids, attempt);
+        const call = { path: native.path, body, model: target.model, headers: native.headers };
+        attempt.call = speaks.chat(call, ids, attempt);
         return attempt;
       }
       const attempt = new ChatAttempt({ ...answer, res });

@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import type { StreamFramer } from "./stream-framer.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -22,7 +23,7 @@ function endsWithDone(events: Buffer | string): boolean {
  * is passed through as the same bytes, without decoding or scanning for `[DONE]`: whether the stream ended with
  * `[DONE]` is read from the last event only, when it ends.
  */
-export class SseNormaliser {
+export class SseNormaliser implements StreamFramer {
   #decoder: StringDecoder | undefined;
   #pending = "";
   #sawCr = false;
@@ -33,6 +34,9 @@ export class SseNormaliser {
    * last upstream chunk would keep its buffer alive for as long as the stream lasts, for every stream.
    */
   #endedWithDone = false;
+
+  /** `closeWithDone`: an OpenAI stream, which ends with `data: [DONE]` (added when the backend left it out). */
+  constructor(private readonly closeWithDone = true) {}
 
   /** Feeds upstream bytes; returns the complete events they finish (empty when none). */
   push(chunk: Buffer): Buffer | string {
@@ -60,14 +64,11 @@ export class SseNormaliser {
     return events;
   }
 
-  /** At a clean upstream end: whatever is left as a complete event, then `data: [DONE]` unless the stream ended so. */
+  /**
+   * At a clean upstream end: whatever is left as a complete event, then (for OpenAI's streams) `data: [DONE]` unless
+   * the stream ended so.
+   */
   finish(): string {
-    const rest = this.rest();
-    return this.#endedWithDone ? rest : `${rest}data: [DONE]\n\n`;
-  }
-
-  /** At a clean upstream end: whatever is left, as a complete event ("" when nothing is). */
-  rest(): string {
     let rest = "";
     if (this.#decoder !== undefined || this.#pending !== "") {
       rest = (this.#pending + (this.#decoder?.end() ?? "")).replace(/\r\n?/g, "\n").replace(/^\n+/, "");
@@ -76,7 +77,7 @@ export class SseNormaliser {
       else rest = rest.endsWith("\n") ? `${rest}\n` : `${rest}\n\n`;
     }
     if (rest !== "") this.#endedWithDone = endsWithDone(rest);
-    return rest;
+    return this.#endedWithDone || !this.closeWithDone ? rest : `${rest}data: [DONE]\n\n`;
   }
 }
 

@@ -1,8 +1,15 @@
 // Ollama's native API served by the gateway, driven by the official ollama JS client, against an OpenAI-speaking
-// backend and an anthropic backend (translated both ways): listings, chat, streams, generate, embeddings, tools, errors.
+// backend and an anthropic backend (translated both ways): listings, chat, streams, generate, embeddings, tools, errors;
+// and against an ollama backend, which gets the requests as written and answers as is.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI } from "@switchboard/testkit";
+import {
+  type FakeLlmServer,
+  startFakeAnthropic,
+  startFakeOllama,
+  startFakeOpenAI,
+  waitUntil,
+} from "@switchboard/testkit";
 import { Ollama } from "ollama";
 import { backendToml, Closers, http, postJson, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
@@ -235,5 +242,94 @@ describe("Ollama's native API through the gateway (ollama JS client)", () => {
 
   it("stats and metrics count every chat and embeddings call", async () => {
     await assertCounted(url, calls);
+  });
+});
+
+describe("Ollama's API to an ollama backend: as the client wrote it", () => {
+  let ollama: FakeLlmServer;
+  let client: Ollama;
+  let url: string;
+  const closers = new Closers();
+  const lastSent = (path: string) => ollama.requests.findLast((r) => r.path === path)!.body as Record<string, unknown>;
+
+  before(async () => {
+    ollama = await startFakeOllama({ models: [{ id: "qwen3:8b", capabilities: ["completion", "tools"] }], chunks: 3 });
+    url = (await startTestGateway(backendToml("box", ollama.url, "ollama"), closers)).url;
+    client = new Ollama({ host: url });
+  });
+  after(async () => {
+    await closers.closeAll();
+    await ollama.close();
+  });
+
+  it("chat: options (num_ctx), think and keep_alive reach Ollama; the answer's thinking and counts come back", async () => {
+    // A prompt longer than Ollama's default window (4096 tokens): num_ctx decides how much of it the model reads.
+    const long = "word ".repeat(6000);
+    const request = {
+      model: "qwen3:8b",
+      messages: [{ role: "user", content: long }],
+      options: { num_ctx: 32768, temperature: 0.2 },
+      think: true,
+      keep_alive: "10m",
+    };
+    const answer = await client.chat({ ...request, stream: false });
+    assert.deepEqual(lastSent("/api/chat"), { ...request, stream: false }, "the body as written");
+    assert.equal(answer.message.thinking, `Thinking about: ${long}`);
+    assert.ok(answer.prompt_eval_count > 4096, `the whole prompt was read: ${answer.prompt_eval_count} tokens`);
+    assert.ok(answer.eval_count > 0);
+  });
+
+  it("chat stream: NDJSON line by line as Ollama wrote it, thinking first; its counts are the request's", async () => {
+    const parts = [];
+    for await (const part of await client.chat({
+      model: "qwen3:8b",
+      messages: [{ role: "user", content: "hi" }],
+      think: true,
+      stream: true,
+    })) {
+      parts.push(part);
+    }
+    assert.equal(parts[0]?.message.thinking, "Thinking about: hi");
+    assert.equal(parts.map((part) => part.message.content).join(""), "echo: hi");
+    assert.equal(parts.at(-1)?.done, true);
+    assert.ok((parts.at(-1)?.prompt_eval_count ?? 0) > 0);
+    const counted = async () => {
+      const metrics = (await http(`${url}/metrics`)).text;
+      return metrics
+        .split("\n")
+        .some(
+          (row) =>
+            row.startsWith("gateway_tokens_total{") &&
+            row.includes('backend="box"') &&
+            row.includes('type="completion"'),
+        );
+    };
+    await waitUntil(counted, { timeoutMs: 5_000, what: "the ollama backend's completion tokens" });
+  });
+
+  it("generate: think and the options go through; a stream that breaks off ends with Ollama's error line", async () => {
+    const generated = await client.generate({
+      model: "qwen3:8b",
+      prompt: "why",
+      think: true,
+      options: { num_ctx: 8192 },
+      stream: false,
+    });
+    assert.equal(generated.thinking, "Thinking about: why");
+    assert.equal(generated.response, "echo: why");
+    assert.deepEqual(lastSent("/api/generate")["options"], { num_ctx: 8192 });
+
+    ollama.setFault({ kind: "die-mid-stream", afterChunks: 2 });
+    try {
+      const raw = await postJson(`${url}/api/generate`, { model: "qwen3:8b", prompt: "why" });
+      assert.equal(raw.status, 200);
+      const lines = raw.text
+        .trim()
+        .split("\n")
+        .map((line: string) => JSON.parse(line));
+      assert.match(lines.at(-1).error, /broke off/);
+    } finally {
+      ollama.setFault({ kind: "none" });
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   embeddingOf,
   promptTokens,
   splitIntoChunks,
+  textOf,
 } from "./content.ts";
 import { buildAnswer } from "./reply.ts";
 import { type Exchange, type Handler, sendJson } from "./server.ts";
@@ -142,7 +143,7 @@ async function answer(
   body: Record<string, unknown>,
   model: FakeModel,
   request: ChatRequest,
-  shape: (text: string, toolCalls?: unknown[]) => Record<string, unknown>,
+  shape: (text: string, toolCalls?: unknown[], thinking?: string) => Record<string, unknown>,
 ): Promise<void> {
   if (!capabilitiesOf(model).includes("completion")) {
     return ollamaError(exchange, 400, `"${model.id}" does not support ${"prompt" in body ? "generate" : "chat"}`);
@@ -153,15 +154,24 @@ async function answer(
     function: { index, name: call.name, arguments: parseArguments(call.arguments) },
   }));
   const doneReason = result.finishReason === "length" ? "length" : "stop";
-  const final = (text: string) => ({
+  // `think` (true or a level): the model's reasoning comes first, in its own field.
+  const thinking =
+    body.think === true || typeof body.think === "string"
+      ? `Thinking about: ${textOf(request.messages.at(-1)?.content ?? "")}`
+      : undefined;
+  // The prompt is cut to the context window, options.num_ctx (Ollama's default 4096): the count says what was read.
+  const options = (body.options ?? {}) as Record<string, unknown>;
+  const context = typeof options["num_ctx"] === "number" ? options["num_ctx"] : 4096;
+  const read = Math.min(promptTokens(request.messages), context);
+  const final = (text: string, reasoning?: string) => ({
     model: model.id,
     created_at: new Date().toISOString(),
-    ...shape(text, toolCalls),
+    ...shape(text, toolCalls, reasoning),
     done: true,
     done_reason: doneReason,
-    ...stats(promptTokens(request.messages), result.completionTokens),
+    ...stats(read, result.completionTokens),
   });
-  if (body.stream === false) return sendJson(exchange, 200, final(result.text));
+  if (body.stream === false) return sendJson(exchange, 200, final(result.text, thinking));
   const writer = new EventWriter(exchange, "application/x-ndjson");
   const line = (value: unknown) => `${JSON.stringify(value)}\n`;
   const partial = (fields: Record<string, unknown>) => ({
@@ -173,6 +183,7 @@ async function answer(
   const lines = toolCalls
     ? [partial(shape("", toolCalls))]
     : splitIntoChunks(result.text, exchange.options.chunks ?? 5).map((piece) => partial(shape(piece)));
+  if (thinking !== undefined) lines.unshift(partial(shape("", undefined, thinking)));
   for (const item of lines) {
     if (!(await writer.write(line(item)))) return;
   }
@@ -199,10 +210,13 @@ const chat: Handler = async (exchange) => {
     });
   }
   const request = { ...body, model: model.id, messages: messages as ChatMessage[] } as ChatRequest;
-  await answer(exchange, body, model, request, (text, toolCalls) => ({
-    message: toolCalls
-      ? { role: "assistant", content: text, tool_calls: toolCalls }
-      : { role: "assistant", content: text },
+  await answer(exchange, body, model, request, (text, toolCalls, thinking) => ({
+    message: {
+      role: "assistant",
+      content: text,
+      ...(thinking === undefined ? {} : { thinking }),
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+    },
   }));
 };
 
@@ -225,7 +239,10 @@ const generate: Handler = async (exchange) => {
     });
   }
   const request: ChatRequest = { model: model.id, messages: [{ role: "user", content: prompt }] };
-  await answer(exchange, body, model, request, (text) => ({ response: text }));
+  await answer(exchange, body, model, request, (text, _toolCalls, thinking) => ({
+    response: text,
+    ...(thinking === undefined ? {} : { thinking }),
+  }));
 };
 
 /**

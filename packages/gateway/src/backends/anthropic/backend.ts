@@ -47,7 +47,7 @@ export class AnthropicBackend extends TranslatedBackend {
       const tap = new NativeMessagesTap(sink, (usage) => {
         if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
       });
-      return this.client.dispatch("/v1/messages", call.body, ids, tap, call.headers);
+      return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
     },
   };
 

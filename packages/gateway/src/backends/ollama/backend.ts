@@ -1,8 +1,9 @@
 import type { Capability } from "../../config/types.ts";
 import { capabilitySet } from "../model-facts.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { CallIds, EmbeddingsCall, ModelInfo, ModelLifecycle, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ModelInfo, ModelLifecycle, NativeChat, UpstreamReply } from "../types.ts";
 import { ollamaLifecycle } from "./lifecycle.ts";
+import { OllamaCountsTap } from "./native-chat.ts";
 
 interface ShowFacts {
   digest: string;
@@ -17,6 +18,16 @@ interface ShowFacts {
 export class OllamaBackend extends OpenAICompatibleBackend {
   readonly #shown = new Map<string, ShowFacts>();
   readonly lifecycle: ModelLifecycle = ollamaLifecycle(this.client);
+
+  /**
+   * Ollama's own /api/chat and /api/generate, for the gateway's Ollama clients: `options` (num_ctx above all),
+   * `think`, `keep_alive`, `raw`, `template`, `context` and the answer's own fields (thinking, durations, context)
+   * reach them unchanged, which OpenAI's format would lose.
+   */
+  readonly native: NativeChat = {
+    api: "ollama",
+    chat: (call, ids, sink) => this.client.dispatch(call.path, call.body, ids, new OllamaCountsTap(sink)),
+  };
 
   override async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {
     const tags = await this.client.getJson("/api/tags", timeoutMs, stop);

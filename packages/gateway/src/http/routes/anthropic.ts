@@ -29,6 +29,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
         ? undefined
         : {
             api: "anthropic-messages",
+            path: "/v1/messages",
             value: value as Record<string, unknown>,
             raw: json?.raw,
             headers: providerHeaders(request.headers),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { ollamaEnvelope } from "../../inbound/ollama/errors.ts";
 import { ollamaEmbedFormat, ollamaFormat } from "../../inbound/ollama/format.ts";
 import { type FleetModel, OLLAMA_API_VERSION, psEntry, showBody, tagsEntry } from "../../inbound/ollama/models.ts";
+import { OLLAMA_ANSWERS } from "../../inbound/ollama/native-answers.ts";
 import { fromOllamaChat, fromOllamaGenerate } from "../../inbound/ollama/request.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
@@ -76,19 +77,21 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
   });
 
   app.post("/api/chat", async (request, reply) => {
-    const value = (request.body as JsonBody | undefined)?.value;
-    const model = modelOf(value);
-    const translated = fromOllamaChat(value);
+    const json = request.body as JsonBody | undefined;
+    const model = modelOf(json?.value);
+    const translated = fromOllamaChat(json?.value);
     await dispatchInboundChat(request, reply, context, {
       model,
       stream: !(translated instanceof ApiError) && translated.stream,
       body: translated instanceof ApiError ? translated : translated.body,
+      native: translated instanceof ApiError ? undefined : asWritten("/api/chat", json),
       format: ollamaFormat("chat", model),
     });
   });
 
   app.post("/api/generate", async (request, reply) => {
-    const value = (request.body as JsonBody | undefined)?.value;
+    const json = request.body as JsonBody | undefined;
+    const value = json?.value;
     const model = modelOf(value);
     // An empty prompt only asks Ollama to load (or with keep_alive 0, unload) the model: the gateway's backends
     // load on demand, so it is answered at once.
@@ -107,6 +110,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
       model,
       stream: !(translated instanceof ApiError) && translated.stream,
       body: translated instanceof ApiError ? translated : translated.body,
+      native: translated instanceof ApiError ? undefined : asWritten("/api/generate", json),
       format: ollamaFormat("generate", model),
     });
   });
@@ -148,3 +152,12 @@ function modelOf(value: unknown, orName = false): string {
 
 const notFound = (model: string) =>
   new ApiError(404, `model '${model}' not found`, "not_found_error", "model_not_found");
+
+/**
+ * A chat or generate request as the client wrote it, for ollama backends: they take every field (num_ctx and the
+ * other options, think, keep_alive...) and answer the client as is; the other backends get the translation.
+ */
+function asWritten(path: string, json: JsonBody | undefined) {
+  const value = (json?.value ?? {}) as Record<string, unknown>;
+  return { api: "ollama" as const, path, value, raw: json?.raw, headers: {}, dialect: OLLAMA_ANSWERS };
+}

@@ -1,4 +1,5 @@
-import type { AnswerDialect } from "../../dispatch/answer-dialect.ts";
+import { type AnswerDialect, eventStreamHeaders, isEventStream } from "../../dispatch/answer-dialect.ts";
+import { SseNormaliser } from "../../dispatch/sse-normaliser.ts";
 import { anthropicErrorEvent } from "./errors.ts";
 
 /**
@@ -7,7 +8,9 @@ import { anthropicErrorEvent } from "./errors.ts";
  * the backend reads the usage (NativeMessagesTap).
  */
 export const ANTHROPIC_ANSWERS: AnswerDialect = {
-  end: (stream) => stream.rest(),
+  streams: isEventStream,
+  framer: () => new SseNormaliser(false),
+  streamHeaders: eventStreamHeaders,
   broken: (message) => anthropicErrorEvent("api_error", message),
   tokens: () => undefined,
 };
