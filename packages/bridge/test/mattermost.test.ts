@@ -229,13 +229,19 @@ describe("mattermost account with the Mattermost simulator", () => {
 describe("mattermost account with a self-signed TLS server", () => {
   const teardown = suiteTeardown();
 
-  it("connects over https and wss with SkipTLSVerify, and refuses the certificate without it", async () => {
+  /** A simulator over https and wss, Ana and the bot in its channels, and a config that skips the TLS check. */
+  async function secureServer() {
     const mm = await startMattermostSimulator(teardown, { tls: true });
     const bot = mm.createBot("bridgebot", "botpw");
     const ana = mm.createUser("ana");
     mm.createChannel("general", [ana, bot]);
     mm.createChannel("random", [ana, bot]);
     const secure = bridgeConfig(mm, `Token = "${bot.token}"\nSkipTLSVerify = true`).replace("NoTLS = true\n", "");
+    return { mm, bot, ana, secure };
+  }
+
+  it("connects over https and wss with SkipTLSVerify, and refuses the certificate without it", async () => {
+    const { mm, bot, ana, secure } = await secureServer();
     const bridge = await startBridge(secure, teardown);
     const stream = await openStream(bridge.url("api.local"));
     teardown.after(() => stream.close());
@@ -254,12 +260,7 @@ describe("mattermost account with a self-signed TLS server", () => {
   });
 
   it("connects over wss from the bin too, whose bundled ws loads https and tls on first use", async () => {
-    const mm = await startMattermostSimulator(teardown, { tls: true });
-    const bot = mm.createBot("bridgebot", "botpw");
-    const ana = mm.createUser("ana");
-    mm.createChannel("general", [ana, bot]);
-    mm.createChannel("random", [ana, bot]);
-    const secure = bridgeConfig(mm, `Token = "${bot.token}"\nSkipTLSVerify = true`).replace("NoTLS = true\n", "");
+    const { mm, bot, ana, secure } = await secureServer();
     const bridge = await startBridgeProcess(secure, teardown);
     const stream = await openStream(bridge.url("api.local"));
     teardown.after(() => stream.close());

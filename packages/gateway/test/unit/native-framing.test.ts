@@ -8,18 +8,7 @@ import type { ResponseSink } from "../../src/backends/upstream-call.ts";
 import type { TokenUsage } from "../../src/backends/usage.ts";
 import { LineFramer } from "../../src/dispatch/line-framer.ts";
 import { SseNormaliser } from "../../src/dispatch/sse-normaliser.ts";
-
-function split(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
-}
+import { split } from "./chunked.ts";
 
 const objects = fc.array(fc.record({ text: fc.string({ unit: "grapheme", maxLength: 20 }), n: fc.nat() }), {
   minLength: 1,

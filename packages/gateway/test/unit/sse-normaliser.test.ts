@@ -2,24 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { SseNormaliser, streamErrorEvent } from "../../src/dispatch/sse-normaliser.ts";
+import { split } from "./chunked.ts";
 
 function run(chunks: Buffer[]): string {
   const sse = new SseNormaliser();
   let out = "";
   for (const chunk of chunks) out += sse.push(chunk).toString();
   return out + sse.finish();
-}
-
-function split(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
 }
 
 describe("SSE normaliser", () => {

@@ -40,53 +40,27 @@ export async function streamAnthropic(exchange: Exchange, plan: AnthropicStreamP
   );
   const chunks = exchange.options.chunks ?? 5;
   plan.content.forEach((block, index) => {
-    if (block["type"] === "thinking") {
-      const start = { type: "thinking", thinking: "" };
+    /** The block's opening event (a ping follows the first), then one delta per piece of `text`. */
+    const open = (start: Record<string, unknown>, text: string, delta: (piece: string) => Record<string, unknown>) => {
       events.push(event("content_block_start", { type: "content_block_start", index, content_block: start }));
       if (index === 0) events.push(event("ping", { type: "ping" }));
-      for (const piece of splitIntoChunks(block["thinking"] as string, chunks)) {
-        events.push(
-          event("content_block_delta", {
-            type: "content_block_delta",
-            index,
-            delta: { type: "thinking_delta", thinking: piece },
-          }),
-        );
+      for (const piece of splitIntoChunks(text, chunks)) {
+        events.push(event("content_block_delta", { type: "content_block_delta", index, delta: delta(piece) }));
       }
-      events.push(
-        event("content_block_delta", {
-          type: "content_block_delta",
-          index,
-          delta: { type: "signature_delta", signature: block["signature"] },
-        }),
-      );
-    } else if (block["type"] === "text") {
-      events.push(
-        event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }),
-      );
-      if (index === 0) events.push(event("ping", { type: "ping" }));
-      for (const piece of splitIntoChunks(block["text"] as string, chunks)) {
-        events.push(
-          event("content_block_delta", {
-            type: "content_block_delta",
-            index,
-            delta: { type: "text_delta", text: piece },
-          }),
-        );
-      }
-    } else if (block["type"] === "tool_use" || block["type"] === "server_tool_use") {
-      const start = { type: block["type"], id: block["id"], name: block["name"], input: {} };
-      events.push(event("content_block_start", { type: "content_block_start", index, content_block: start }));
-      if (index === 0) events.push(event("ping", { type: "ping" }));
-      for (const piece of splitIntoChunks(JSON.stringify(block["input"]), chunks)) {
-        events.push(
-          event("content_block_delta", {
-            type: "content_block_delta",
-            index,
-            delta: { type: "input_json_delta", partial_json: piece },
-          }),
-        );
-      }
+    };
+    const type = block["type"];
+    if (type === "thinking") {
+      open({ type, thinking: "" }, block["thinking"] as string, (piece) => ({
+        type: "thinking_delta",
+        thinking: piece,
+      }));
+      const signature = { type: "signature_delta", signature: block["signature"] };
+      events.push(event("content_block_delta", { type: "content_block_delta", index, delta: signature }));
+    } else if (type === "text") {
+      open({ type, text: "" }, block["text"] as string, (piece) => ({ type: "text_delta", text: piece }));
+    } else if (type === "tool_use" || type === "server_tool_use") {
+      const start = { type, id: block["id"], name: block["name"], input: {} };
+      open(start, JSON.stringify(block["input"]), (piece) => ({ type: "input_json_delta", partial_json: piece }));
     } else {
       // A block the API sends whole (web_search_tool_result).
       events.push(event("content_block_start", { type: "content_block_start", index, content_block: block }));
