@@ -6,7 +6,7 @@ import type { ChatBody } from "../request/chat.ts";
 import type { RequestFacts } from "../request/facts.ts";
 import type { RouteDecision } from "../routing/types.ts";
 import type { Priority } from "../telemetry/events.ts";
-import type { AnswerDialect } from "./answer-dialect.ts";
+import { type AnswerDialect, OPENAI_ANSWERS } from "./answer-dialect.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
 import { ChatAttempt } from "./chat-attempt.ts";
 import type { DispatchJob } from "./pipeline.ts";
@@ -80,17 +80,19 @@ export function chatJob(request: ChatRequest): DispatchJob {
         request.maxTokens,
         request.prices,
       );
-      const answer = { backend: target.backend.name, stream: request.stream, headers, prepared };
+      const backend = target.backend.name;
+      const stream = request.stream;
       const native = request.native;
       const speaks = target.backend.backend.native;
       if (native !== undefined && speaks?.api === native.api) {
-        const attempt = new ChatAttempt({ ...answer, res: native.res, dialect: native.dialect });
+        const { res: out, dialect } = native;
+        const attempt = new ChatAttempt({ backend, stream, headers, prepared, res: out, dialect });
         const body = bodyWithModel(native.value, native.raw, target.model);
         const call = { path: native.path, body, model: target.model, headers: native.headers };
         attempt.call = speaks.chat(call, ids, attempt);
         return attempt;
       }
-      const attempt = new ChatAttempt({ ...answer, res });
+      const attempt = new ChatAttempt({ backend, stream, headers, prepared, res, dialect: OPENAI_ANSWERS });
       const body = bodyWithModel(request.body, request.raw, target.model, request.slim);
       attempt.call = target.backend.backend.chat(body, ids, attempt, { body: request.body, model: target.model });
       return attempt;
