@@ -75,7 +75,11 @@ describe("file download", () => {
         case "/drip": {
           response.writeHead(200);
           drips.add(response);
-          const timer = setInterval(() => response.write("z"), 1000);
+          // A byte at once, then one every 2 s. undici's idle timer starts with the first byte of the body and is
+          // checked on a clock of about a second: it gives up about 1.1 s in. A first byte only after a second put
+          // that near 2.2 s, close enough to the 3 s deadline for a loaded machine to let the deadline win.
+          response.write("z");
+          const timer = setInterval(() => response.write("z"), 2000);
           response.on("close", () => clearInterval(timer));
           return;
         }
