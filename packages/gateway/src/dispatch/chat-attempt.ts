@@ -3,7 +3,7 @@ import type { PreparedHeaders } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { UpstreamCall } from "../backends/upstream-call.ts";
 import type { TokenUsage } from "../backends/usage.ts";
-import { type AnswerDialect, OPENAI_ANSWERS } from "./answer-dialect.ts";
+import type { AnswerDialect } from "./answer-dialect.ts";
 import { writeAnswerHead } from "./answer-head.ts";
 import type { AnswerTokens } from "./answer-tokens.ts";
 import type { AnswerWriter } from "./answer-writer.ts";
@@ -20,8 +20,8 @@ export interface AttemptOptions {
   prepared?: PreparedHeaders;
   /** The client's response, or an inbound adapter's writer in front of it. */
   res: AnswerWriter;
-  /** The API the answer is in: OpenAI's (the default), or the client's own when its backend speaks it. */
-  dialect?: AnswerDialect;
+  /** The API the answer is in: OpenAI's, or the client's own when its backend speaks it. */
+  dialect: AnswerDialect;
 }
 
 /**
@@ -53,7 +53,7 @@ export class ChatAttempt implements Attempt {
   readonly #dialect: AnswerDialect;
 
   constructor(private readonly options: AttemptOptions) {
-    this.#dialect = options.dialect ?? OPENAI_ANSWERS;
+    this.#dialect = options.dialect;
     this.done = new Promise((resolve) => {
       this.#resolve = resolve;
     });

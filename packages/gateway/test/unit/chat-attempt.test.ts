@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { OutgoingHttpHeaders } from "node:http";
 import { describe, it } from "node:test";
+import { OPENAI_ANSWERS } from "../../src/dispatch/answer-dialect.ts";
 import type { AnswerWriter } from "../../src/dispatch/answer-writer.ts";
 import { ChatAttempt } from "../../src/dispatch/chat-attempt.ts";
 
@@ -34,7 +35,8 @@ class RecordingWriter implements AnswerWriter {
 }
 
 const event = (n: number) => `data: {"n":${n}}\n\n`;
-const streamAttempt = (res: AnswerWriter) => new ChatAttempt({ backend: "b", stream: true, headers: {}, res });
+const streamAttempt = (res: AnswerWriter) =>
+  new ChatAttempt({ backend: "b", stream: true, headers: {}, res, dialect: OPENAI_ANSWERS });
 
 describe("a streamed chat attempt", () => {
   it("writes the events and the end of one backend read together, in one end", async () => {

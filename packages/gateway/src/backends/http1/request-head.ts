@@ -20,6 +20,10 @@ const OWN_HEADERS = new Set([
 /** Request lines kept per writer at most. */
 const MAX_KEPT_STARTS = 32;
 
+/** Whether a header of these is one this client may write: a token name, not one of its own, a valid value. */
+const writable = (name: string, value: string) =>
+  TOKEN.test(name) && !OWN_HEADERS.has(name.toLowerCase()) && !INVALID_VALUE.test(value);
+
 /** A request that cannot be written: undici refused the same values with "invalid <name> header". */
 class InvalidRequestHeader extends Error {
   override readonly name = "InvalidRequestHeader";
@@ -45,9 +49,7 @@ export class RequestHeadWriter {
     let lines = `host: ${host}\r\n`;
     let error: string | undefined;
     for (const [name, value] of Object.entries(headers)) {
-      if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || INVALID_VALUE.test(value)) {
-        error ??= `invalid ${name} header`;
-      }
+      if (!writable(name, value)) error ??= `invalid ${name} header`;
       lines += `${name}: ${value}\r\n`;
     }
     this.#fixedLines = lines;
@@ -73,9 +75,7 @@ export class RequestHeadWriter {
     }
     if (extra !== undefined) {
       for (const [name, value] of Object.entries(extra)) {
-        if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || INVALID_VALUE.test(value)) {
-          throw new InvalidRequestHeader(`invalid ${name} header`);
-        }
+        if (!writable(name, value)) throw new InvalidRequestHeader(`invalid ${name} header`);
         head += `${name}: ${value}\r\n`;
         ascii &&= !NON_ASCII.test(value);
       }
