@@ -2,6 +2,7 @@
 // accounts and the router, stop cleanly on SIGTERM/SIGINT. The bins run this module from its own CommonJS bundle
 // with V8's code cache (dist/bundle/run.cjs, @switchboard/common/code-cache); cli.ts imports it otherwise.
 import { resolve } from "node:path";
+import { thrownMessage } from "@switchboard/common";
 import { flushCompileCache } from "@switchboard/common/compile-cache";
 import { PROTOCOLS } from "./accounts/registry.ts";
 import type { CliArgs } from "./args.ts";
@@ -66,7 +67,7 @@ export async function runBridge(
   try {
     await bridge.start(hooks);
   } catch (error) {
-    die(error instanceof Error ? error.message : String(error), 1);
+    die(thrownMessage(error), 1);
   }
   flushCompileCache();
 }

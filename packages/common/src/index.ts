@@ -19,4 +19,5 @@ export { logOutput, readByPerson } from "./log-output.ts";
 export { noSchemaCompilers } from "./no-schema-compilers.ts";
 export { readRegularFile, replaceRegularFile, UnsafeFileError } from "./regular-file.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
+export { asError, thrownMessage } from "./thrown.ts";
 export { packageVersion } from "./version.ts";

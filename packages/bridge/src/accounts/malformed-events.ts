@@ -2,6 +2,7 @@
 // an object belongs, a handler that throws on it): skip it, say so, and carry on. One bad event from a misbehaving
 // server must never take the account or the process down, and a flood of them must not flood the log: one line per
 // window, counting the ones skipped quietly since the last line.
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import { LogWindow } from "../core/log-window.ts";
 
@@ -43,7 +44,7 @@ export class MalformedEvents {
     this.skipped++;
     const quiet = this.#window.due();
     if (quiet === undefined) return;
-    const because = reason instanceof Error ? reason.message : String(reason);
+    const because = thrownMessage(reason);
     const more = quiet > 0 ? ` (and ${quiet} more since the last such line)` : "";
     this.#logger.warn(
       { event: excerpt(event), reason: because, skipped: this.skipped },

@@ -1,6 +1,7 @@
 // What a failed call to a platform's HTTP API means for the bridge, for clients whose errors carry the HTTP status
 // (and, for a 429, the wait the server asked for): an error without one is a link that is down; a 429 is a wait; any
 // other 4xx refuses this message for good; the rest (5xx) is worth retrying.
+import { asError } from "@switchboard/common";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../core/connection.ts";
 
 /** An API client's error for an answer it got. */
@@ -42,5 +43,5 @@ export function statusSendFailure<E extends StatusError>(
     const detail = words.detail?.(error) ?? "";
     return new PermanentSendError(`${words.refuser ?? words.platform} refused the message: ${error.message}${detail}`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

@@ -3,7 +3,7 @@
 // key's own default. Type errors, missing required keys and the descriptor's own checks stop start-up with one line
 // that never shows a secret; keys nobody declares are warnings with the nearest known key suggested.
 
-import { closest, didYouMean } from "@switchboard/common";
+import { closest, didYouMean, thrownMessage } from "@switchboard/common";
 import { compileGoRegex, splitPatterns } from "../regex.ts";
 import { CORE_KEYS } from "./core-keys.ts";
 import { describeValue } from "./describe-value.ts";
@@ -135,7 +135,7 @@ function checkRegex(pattern: string, where: string, name: string): void {
   try {
     compileGoRegex(pattern);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error);
     fail(`${where}: ${name} has an invalid regular expression ${JSON.stringify(pattern)}: ${reason}`);
   }
 }

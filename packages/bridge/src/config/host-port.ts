@@ -1,6 +1,8 @@
 // A "host:port" address as the config writes it (BindAddress, StatusAddress): "127.0.0.1:4242", "[::1]:0", or
 // ":4242" for every interface. Port 0 lets the system pick one (the bound address is logged).
 
+import { thrownMessage } from "@switchboard/common";
+
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;
 
 export function isHostPort(text: string): boolean {
@@ -26,5 +28,5 @@ export function listenFailureReason(error: unknown): string {
   if (code === "EADDRINUSE") return "is already in use";
   if (code === "EADDRNOTAVAIL") return "is not an address of this machine";
   if (code === "EACCES") return "needs more privileges";
-  return `cannot be listened on (${code ?? String(error)})`;
+  return `cannot be listened on (${code ?? thrownMessage(error)})`;
 }

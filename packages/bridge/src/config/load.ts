@@ -1,5 +1,6 @@
 // Reads matterbridge.toml as users have it: TOML 1.0 with keys matched case-insensitively (like Matterbridge/viper).
 import { readFileSync } from "node:fs";
+import { thrownMessage } from "@switchboard/common";
 import { parse, TomlError } from "smol-toml";
 import type { ProtocolRegistry } from "./descriptor.ts";
 import { applyEnvOverlay } from "./env-overlay.ts";
@@ -18,7 +19,7 @@ function parseToml(text: string, path: string): Table {
       const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "syntax error";
       throw new ConfigError(`${path}:${error.line}:${error.column}: invalid TOML: ${reason}`);
     }
-    throw new ConfigError(`${path}: invalid TOML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(`${path}: invalid TOML: ${thrownMessage(error)}`);
   }
 }
 

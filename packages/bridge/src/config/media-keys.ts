@@ -1,5 +1,6 @@
 // The [general] media keys checked together: a media server needs its download URL, and every
 // MediaDownloadBlackList entry must compile (core/files/ reads them).
+import { thrownMessage } from "@switchboard/common";
 import { compileGoRegex } from "../regex.ts";
 import { ConfigError } from "./errors.ts";
 import type { BridgeConfig } from "./types.ts";
@@ -16,7 +17,7 @@ export function checkMediaKeys(config: BridgeConfig): BridgeConfig {
     try {
       compileGoRegex(pattern);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = thrownMessage(error);
       throw new ConfigError(
         `[general]: MediaDownloadBlackList has an invalid regex ${JSON.stringify(pattern)}: ${reason}`,
       );

@@ -8,6 +8,7 @@
 // it, still in order and each held until the batch is confirmed: those that waited behind one being sent, and those
 // queued in one moment (an idle queue starts sending once the current microtasks are done, not at the first message,
 // so the messages routed in one event-loop callback, such as a burst of posts, leave in one write instead of two).
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { Delivery, SendResult } from "./account.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
@@ -323,7 +324,7 @@ export class OutboundQueue {
   #failed(item: Item, error: unknown): void {
     const deps = this.#deps;
     const where = { channel: deps.channel };
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error);
     // Every rate-limit answer counts, the one that exhausts the waits too.
     if (error instanceof RetryAfter) deps.observer?.rateLimited(item.delivery);
     if (error instanceof RetryAfter && item.rateLimitWaits < this.#policy.maxRateLimitWaits) {

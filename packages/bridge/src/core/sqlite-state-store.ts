@@ -7,6 +7,7 @@
 // and confirmed within one turn is not written at all. A write SQLite refuses while running (a full disk, an I/O
 // error) is never thrown at the router or a protocol: the turn's transaction is dropped (turn-transaction.ts), logged
 // at most once a minute, and written again where that matters (see #failed).
+import { thrownMessage } from "@switchboard/common";
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { encodeMessage, type Message } from "../message.ts";
@@ -122,7 +123,7 @@ export function openSqliteStateStore(
     }
   } catch (error) {
     if (error instanceof StateFileError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error);
     if ((error as { code?: unknown }).code === "SQLITE_BUSY") {
       throw new StateFileError(
         `state file ${path}: in use by another process (another bridge?); give each its own StateFile`,

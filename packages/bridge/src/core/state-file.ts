@@ -3,6 +3,7 @@
 // be the very file checked (same device and inode), so a link swapped in between is caught too.
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import { thrownMessage } from "@switchboard/common";
 
 /** The state file cannot be used; the message is one line naming the file and what to do. */
 export class StateFileError extends Error {
@@ -38,7 +39,7 @@ function describeCode(error: unknown): string {
     case "EISDIR":
       return "is a directory";
     default:
-      return code ?? (error instanceof Error ? error.message : String(error));
+      return code ?? thrownMessage(error);
   }
 }
 

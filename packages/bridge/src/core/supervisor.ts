@@ -2,6 +2,7 @@
 // capped exponential backoff and jitter, joining every channel again. An AccountFailure (or a `failed` report) is
 // terminal. Each transition is logged once: a disconnect, the first failed attempt and any new reason, the
 // reconnection (with how many attempts it took); the attempts in between are debug lines.
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { type Clock, type TimerHandle, withTimeout } from "./clock.ts";
@@ -43,7 +44,7 @@ export interface SupervisorOptions {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 function reasonText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
+  return thrownMessage(reason);
 }
 
 export class Supervisor {

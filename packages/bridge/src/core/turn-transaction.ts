@@ -10,6 +10,8 @@
 // the turn writes nothing. Nothing is thrown at whoever happened to write or commit: the next turn tries again, so
 // the bridge keeps running and writes again once there is room.
 
+import { thrownMessage } from "@switchboard/common";
+
 /** A statement run for its effect (better-sqlite3's Statement.run). */
 interface Runnable {
   run(): unknown;
@@ -61,9 +63,9 @@ export class StateWriteError extends Error {
 
 /** SQLite's code and message (`SQLITE_FULL: database or disk is full`), never a path. */
 export function describeWriteFailure(error: unknown): string {
-  if (typeof error !== "object" || error === null) return String(error);
+  if (typeof error !== "object" || error === null) return thrownMessage(error);
   const { code, message } = error as { code?: unknown; message?: unknown };
-  const text = typeof message === "string" ? message : String(error);
+  const text = typeof message === "string" ? message : thrownMessage(error);
   return typeof code === "string" && !text.startsWith(code) ? `${code}: ${text}` : text;
 }
 

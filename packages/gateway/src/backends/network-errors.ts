@@ -1,3 +1,5 @@
+import { thrownMessage } from "@switchboard/common";
+
 /** A failure to get any HTTP answer from a backend (refused, reset, DNS, timeout). */
 export class UpstreamUnreachable extends Error {
   override readonly name = "UpstreamUnreachable";
@@ -18,7 +20,7 @@ export function toUnreachable(error: unknown): Error {
     isUndiciError(error, "UND_ERR_BODY_TIMEOUT") ||
     isUndiciError(error, "UND_ERR_CONNECT_TIMEOUT") ||
     (error instanceof Error && error.name === "TimeoutError");
-  const message = error instanceof Error ? describeNetworkError(error) : String(error);
+  const message = error instanceof Error ? describeNetworkError(error) : thrownMessage(error);
   return new UpstreamUnreachable(message, timedOut);
 }
 

@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import type { BackendSettings } from "../config/types.ts";
 import type { ChatBody } from "../request/chat.ts";
 import { BackendHttpClient } from "./http-client.ts";
@@ -78,7 +79,7 @@ export abstract class TranslatedBackend implements Backend {
         try {
           pending.begin(this.chat(body.toString("utf8"), ids, sink));
         } catch (error) {
-          pending.begin(answerLocally(sink, 500, translationFailed(String(error))));
+          pending.begin(answerLocally(sink, 500, translationFailed(thrownMessage(error))));
         }
       },
     );

@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import { UpstreamUnreachable } from "./network-errors.ts";
 import { type SseEvent, SseEventParser } from "./sse-events.ts";
 import type { ResponseSink, UpstreamCall } from "./upstream-call.ts";
@@ -139,7 +140,8 @@ export class TranslatingSink implements ResponseSink {
   }
 
   #fail(error: unknown): void {
-    const message = error instanceof StreamFailure ? error.message : `stream translation failed: ${String(error)}`;
+    const message =
+      error instanceof StreamFailure ? error.message : `stream translation failed: ${thrownMessage(error)}`;
     this.#settle();
     // Before anything reached the client this fails over; after, the client gets an error event and [DONE].
     this.#out.error(new UpstreamUnreachable(this.#redact(message), false));

@@ -1,6 +1,7 @@
 // The command line: serve, the queries of a running gateway, keys, config init (commander). The bin runs it from its
 // CommonJS bundle with V8's code cache (launch.ts, dist/bundle/program.cjs); cli.ts from the sources. Each command's
 // module is imported when the command runs, so that the others start without it.
+import { thrownMessage } from "@switchboard/common";
 import { Command, Option } from "commander";
 import { VERSION } from "../version.ts";
 import type { CreateOptions, KeysOptions } from "./keys.ts";
@@ -20,7 +21,7 @@ async function guarded(action: () => Promise<void>): Promise<void> {
     if (error instanceof Error && (error.name === "ConfigError" || error.name === "QueryError")) fail(error.message);
     const listen = describeListenError(error);
     if (listen) fail(listen);
-    fail(error instanceof Error ? error.message : String(error));
+    fail(thrownMessage(error));
   }
 }
 

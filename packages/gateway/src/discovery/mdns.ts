@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import { Bonjour, type Browser, type Service } from "bonjour-service";
 import type { Logger } from "pino";
 import { backendOf } from "./service-backend.ts";
@@ -88,7 +89,7 @@ export class MdnsDiscovery {
     this.#found.set(service.fqdn, { name, removal: undefined });
     this.fleet.add(name, backend.type, backend.url).catch((error: unknown) => {
       this.#found.delete(service.fqdn);
-      this.logger.warn(`discovery: could not add ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`discovery: could not add ${name}: ${thrownMessage(error)}`);
     });
   }
 

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { PreparedHeaders } from "@switchboard/common";
+import { thrownMessage } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { CallIds, EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";
@@ -58,7 +59,7 @@ export class EmbeddingsAttempt implements Attempt {
       return { kind: "answered", status: reply.statusCode, ok: reply.statusCode < 400 };
     } catch (error) {
       if (signal.aborted) return { kind: "gone" };
-      const message = error instanceof Error ? error.message : String(error);
+      const message = thrownMessage(error);
       return {
         kind: "failed",
         failure: {

@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import type { HealthCheckConfig } from "../config/schema.ts";
 import type { BackendState } from "./backend-state.ts";
 import type { Registry } from "./registry.ts";
@@ -62,7 +63,7 @@ export class HealthChecker {
       this.registry.probeSucceeded(state, models, performance.now() - started);
     } catch (error) {
       if (this.#stopped) return;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = thrownMessage(error);
       this.registry.failed(state, message);
     }
   }

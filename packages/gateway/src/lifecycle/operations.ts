@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { asError } from "@switchboard/common";
 import type { EventBus, OperationType, OperationView } from "../telemetry/events.ts";
 
 /** Operations kept for `GET /v1/models/operations`: the newest this many, finished or not. */
@@ -124,7 +125,7 @@ export class OperationStore {
     };
     work(handle).then(
       () => this.#finish(view, undefined),
-      (error: unknown) => this.#finish(view, error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.#finish(view, asError(error)),
     );
     return view;
   }

@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { Budget } from "./budget.ts";
 import type { StoreCondition } from "./spend-store.ts";
@@ -26,7 +27,7 @@ export function closeBudget(budget: Budget | undefined, logger: Logger): void {
     logger.error(
       { stateFile: budget.settings.stateFile, monthUsd, dayUsd },
       `could not save the spend state to ${budget.settings.stateFile} at shutdown ` +
-        `(${error instanceof Error ? error.message : String(error)}): this month's ${monthUsd} USD (today ${dayUsd} USD) is not kept`,
+        `(${thrownMessage(error)}): this month's ${monthUsd} USD (today ${dayUsd} USD) is not kept`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { readRegularFile, replaceRegularFile } from "@switchboard/common";
+import { readRegularFile, replaceRegularFile, thrownMessage } from "@switchboard/common";
 import { ConfigError } from "../config/config-error.ts";
 
 /** What survives a restart: the spend of the current UTC month and day. */
@@ -141,7 +141,7 @@ export class SpendStore {
 
 /** One line, no stack: "EACCES: permission denied, open '…'". */
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownMessage(error);
 }
 
 function serialise(state: SpendState): string {

@@ -1,3 +1,4 @@
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { StateStore } from "./types.ts";
 
@@ -30,7 +31,7 @@ export function reportStoreAvailability(store: StateStore, logger: Logger): { fa
       if (Date.now() - lastLogged < FAILURE_LOG_INTERVAL_MS) return;
       lastLogged = Date.now();
       logger.warn(
-        { reason: error instanceof Error ? error.message : String(error) },
+        { reason: thrownMessage(error) },
         `a ${store.kind} state store operation failed: key limits fail open for this request (logged at most every 10 s)`,
       );
     },

@@ -1,6 +1,7 @@
 // discord.js errors as the core's send outcomes: a 429 (RateLimitError, thrown because the REST client rejects on
 // rate limits instead of waiting inside the library) is RetryAfter, so the core's queue waits and keeps the order;
 // an answer that retrying cannot change (400, 403, 404) is permanent; 401 means the token stopped working.
+import { asError } from "@switchboard/common";
 import { DiscordAPIError, RateLimitError } from "discord.js";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../../core/connection.ts";
 
@@ -15,7 +16,7 @@ export function sendError(error: unknown, onUnauthorized: (failure: AccountFailu
     }
     if (error.status >= 400 && error.status < 500) return new PermanentSendError(what);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }
 
 /** Discord's "Unknown Message": the message to edit or delete is gone. */
@@ -37,5 +38,5 @@ export function loginError(error: unknown): Error {
         "Developer Portal (Bot → Privileged Gateway Intents)",
     );
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

@@ -10,6 +10,7 @@
 // Files: media events arrive as Extra.file entries fetched by their mxc:// URI (fileRequest: the authenticated
 // download with the access token where the homeserver speaks Matrix 1.11, else the legacy one); uploads follow the
 // text, one m.image / m.file event each (uploads.ts).
+import { asError, thrownMessage } from "@switchboard/common";
 import {
   createClient,
   EventType,
@@ -411,7 +412,7 @@ export class MatrixConnection implements Connection {
   }
 
   #sendError(error: unknown): Error {
-    if (!(error instanceof HTTPError)) return error instanceof Error ? error : new Error(String(error));
+    if (!(error instanceof HTTPError)) return asError(error);
     if (error.isRateLimitError()) return new RetryAfter(retryAfterMs(error));
     if (error.httpStatus === 401) {
       this.#context.disconnected(error);
@@ -446,7 +447,7 @@ function retryAfterMs(error: HTTPError): number {
 function describe(error: unknown): string {
   if (error instanceof MatrixError) return `${error.errcode ?? error.httpStatus}: ${error.data.error ?? error.message}`;
   if (error instanceof Error) return error.message;
-  return String(error);
+  return thrownMessage(error);
 }
 
 /** A /sync answer without a cursor cannot move on: ask again after a pause, not at once (or at once when stopping). */

@@ -1,4 +1,5 @@
 // What Mattermost's answers mean for the bridge (MattermostApiError from api.ts carries the status and error id).
+import { asError } from "@switchboard/common";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../../core/connection.ts";
 import { MattermostApiError } from "./api.ts";
 
@@ -25,5 +26,5 @@ export function sendFailure(error: unknown): Error {
   if (isApiError(error) && error.status >= 400 && error.status < 500) {
     return new PermanentSendError(`Mattermost refused the message: ${error.message} (${error.id})`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

@@ -5,6 +5,7 @@
 // posts made, edited or deleted meanwhile (GET /channels/{id}/posts?since=), so nothing said while away is lost.
 // Files: a post's files arrive as Extra.file entries fetched from /api/v4/files/{id} with the session (fileRequest);
 // uploads go to POST /api/v4/files first, then the post carries their file_ids (at most 10 per post).
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
@@ -386,7 +387,7 @@ export class MattermostConnection implements Connection {
 /** An error whose message says what was being done; credentials never appear in it. */
 function describe(error: unknown, doing: string): Error {
   if (error instanceof AccountFailure) return error;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = thrownMessage(error);
   // fetch says only "fetch failed"; what failed (refused, a certificate it does not trust...) is its cause.
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
   const hint = /certificate/i.test(cause) ? "; for a self-signed server set SkipTLSVerify = true" : "";

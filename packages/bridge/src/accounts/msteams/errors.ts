@@ -1,6 +1,7 @@
 // What Graph's answers mean for the bridge. GraphError (from the Graph client) carries the status, Graph's error
 // code and the response headers (Retry-After on a 429).
 import { GraphError } from "@microsoft/microsoft-graph-client";
+import { asError, thrownMessage } from "@switchboard/common";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../../core/connection.ts";
 import { OAuthError } from "./identity.ts";
 
@@ -28,7 +29,7 @@ export function describeGraph(error: unknown): string {
   // The client wraps an error without an answer (fetch failed, a refused refresh) in a GraphError with no message:
   // what happened is in its body.
   if (error instanceof GraphError && typeof error.body === "string" && error.body !== "") return error.body;
-  return error instanceof Error ? error.message : String(error);
+  return thrownMessage(error);
 }
 
 /** A send's failure as the outbound queue understands it. */
@@ -40,5 +41,5 @@ export function sendFailure(error: unknown): Error {
   if (isGraphError(error) && error.statusCode >= 400 && error.statusCode < 500 && error.statusCode !== 401) {
     return new PermanentSendError(`Teams refused the message: ${describeGraph(error)}`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

@@ -4,6 +4,7 @@
 // it as escaped HTML, split at the server's message_length. Pings keep the link up (murmurd drops a silent client
 // after 30 s); the core supervises reconnects and paces the outbound queue.
 import { type TLSSocket, connect as tlsConnect } from "node:tls";
+import { asError } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery, SendResult } from "../../core/account.ts";
@@ -253,7 +254,7 @@ export class MumbleConnection implements Connection {
       // A frame length we will not buffer: the stream cannot be resynchronised, so the link is dropped.
       const socket = this.#socket;
       socket?.destroy();
-      if (socket !== undefined) this.#lost(socket, error instanceof Error ? error : new Error(String(error)));
+      if (socket !== undefined) this.#lost(socket, asError(error));
       return;
     }
     for (const frame of frames) {

@@ -1,6 +1,7 @@
 // The control messages the account reads and writes, decoded and encoded with the codecs generated from Mumble's
 // published Mumble.proto (@tf2pickup-org/mumble-protocol). Decoding a frame never throws: a frame that is not valid
 // protobuf, or lacks what the account needs from it, comes back as `malformed` with the reason.
+import { thrownMessage } from "@switchboard/common";
 import {
   Authenticate,
   ChannelRemove,
@@ -40,7 +41,7 @@ export function decodeFrame(frame: Frame): Inbound {
   try {
     return decode(frame);
   } catch (error) {
-    return { kind: "malformed", reason: error instanceof Error ? error.message : String(error) };
+    return { kind: "malformed", reason: thrownMessage(error) };
   }
 }
 

@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
+import { thrownMessage } from "@switchboard/common";
 import { AccountFailure } from "../../core/connection.ts";
 
 export interface TlsSettings {
@@ -16,7 +17,7 @@ function readPem(key: string, path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error);
     throw new AccountFailure(`cannot read ${key} (${path}): ${reason}`);
   }
 }

@@ -2,6 +2,7 @@
 // does: POST JSON {text, alias, avatar or emoji, channel, tmid}. Rocket.Chat answers {success: true} without the
 // message's id, so what is posted this way cannot be edited or deleted later. Failures come out as
 // RocketChatApiError, as the REST client's do, and the URL (its token) never reaches an error message.
+import { thrownMessage } from "@switchboard/common";
 import { Agent, type Dispatcher } from "undici";
 import { RocketChatApiError } from "./api.ts";
 
@@ -39,7 +40,9 @@ export class IncomingWebhook {
     } catch (error) {
       // What went wrong is in fetch's cause (refused, reset, a certificate); it names a host and port, not the URL.
       const cause = (error as { cause?: { message?: string } }).cause;
-      throw new TypeError(`the incoming webhook (WebhookURL) is unreachable: ${cause?.message ?? String(error)}`);
+      throw new TypeError(
+        `the incoming webhook (WebhookURL) is unreachable: ${cause?.message ?? thrownMessage(error)}`,
+      );
     }
     const text = await response.text();
     let answer: Record<string, unknown> = {};

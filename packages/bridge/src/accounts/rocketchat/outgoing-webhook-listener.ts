@@ -3,6 +3,7 @@
 // keeps calling the address it was given), with the bound address logged ("<account> listening on http://...").
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import { parseHostPort, showHostPort } from "../../config/host-port.ts";
 import { AccountFailure } from "../../core/connection.ts";
@@ -75,6 +76,6 @@ function listenFailure(error: unknown): string {
     case "EACCES":
       return "needs more privileges";
     default:
-      return `cannot be listened on (${code ?? String(error)})`;
+      return `cannot be listened on (${code ?? thrownMessage(error)})`;
   }
 }

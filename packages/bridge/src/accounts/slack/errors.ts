@@ -2,6 +2,7 @@
 // ok:false; `data.error` is Slack's error code), RateLimitedError (429; `retryAfter` in seconds, thrown because the
 // client is built with rejectRateLimitedCalls), RequestError (no answer: network) and HTTPError (another status).
 import { ErrorCode } from "@slack/web-api";
+import { asError } from "@switchboard/common";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../../core/connection.ts";
 
 interface SlackApiError {
@@ -56,5 +57,5 @@ export function sendFailure(error: unknown): Error {
     const hint = code === "not_in_channel" ? " (invite the app to the channel: /invite @<app name>)" : "";
     return new PermanentSendError(`Slack refused the message: ${code}${hint}`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

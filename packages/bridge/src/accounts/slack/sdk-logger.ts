@@ -2,12 +2,13 @@
 // which writes their lines to the account's pino logger at debug level (shown with -debug): the bridge reports what
 // matters itself, from the errors the libraries throw.
 import { LogLevel, type Logger as SlackLogger } from "@slack/web-api";
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 
 export function slackLogger(logger: Logger, library: string): SlackLogger {
   const write = (...parts: unknown[]) => {
     if (!logger.isLevelEnabled("debug")) return;
-    const text = parts.map((part) => (part instanceof Error ? part.message : String(part))).join(" ");
+    const text = parts.map(thrownMessage).join(" ");
     logger.debug(`${library}: ${text}`);
   };
   return {

@@ -8,6 +8,7 @@
 // shared with the sender's nick as its comment, as the app posts them under its own name.
 import { SocketModeClient } from "@slack/socket-mode";
 import { WebClient } from "@slack/web-api";
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery } from "../../core/account.ts";
@@ -372,7 +373,7 @@ interface Envelope {
 function describe(error: unknown, doing: string): Error {
   if (error instanceof AccountFailure) return error;
   const code = platformError(error);
-  const reason = code ?? (error instanceof Error ? error.message : String(error));
+  const reason = code ?? thrownMessage(error);
   return new Error(`${doing}: ${reason}`);
 }
 

@@ -1,5 +1,6 @@
 // What the Bot API's answers mean for the bridge. grammy throws a GrammyError for an answer with ok:false (carrying
 // error_code, description and parameters.retry_after) and an HttpError when no answer came (network, timeout).
+import { asError } from "@switchboard/common";
 import { GrammyError, HttpError } from "grammy";
 import { AccountFailure, PermanentSendError, RetryAfter } from "../../core/connection.ts";
 
@@ -30,5 +31,5 @@ export function sendFailure(error: unknown): Error {
   if (isApiError(error) && error.error_code >= 400 && error.error_code < 500) {
     return new PermanentSendError(`Telegram refused the message: ${error.error_code} ${error.description}`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }

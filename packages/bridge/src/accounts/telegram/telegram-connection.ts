@@ -4,6 +4,7 @@
 // reconnects, continuing from the last update handled (Telegram keeps unread updates, so nothing said meanwhile is
 // lost). join() checks that the bot is in each chat. send() is one sendMessage / editMessageText / deleteMessage.
 
+import { thrownMessage } from "@switchboard/common";
 import { Api, InputFile } from "grammy";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
@@ -377,6 +378,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 /** An error whose message says what was being done; the token never appears (grammy redacts it). */
 function describe(error: unknown, doing: string): Error {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = thrownMessage(error);
   return new Error(`${doing}: ${reason}`);
 }

@@ -9,6 +9,7 @@
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import tls, { type TLSSocket } from "node:tls";
+import { thrownMessage } from "@switchboard/common";
 import type { Client } from "@xmpp/client";
 import xml, { type Element } from "@xmpp/xml";
 
@@ -42,7 +43,7 @@ export function controlStartTls(xmpp: Client, options: StartTlsOptions): void {
       return;
     }
     upgrade(xmpp, options).catch((error: unknown) =>
-      options.fail(new Error(`STARTTLS failed: ${error instanceof Error ? error.message : String(error)}`)),
+      options.fail(new Error(`STARTTLS failed: ${thrownMessage(error)}`)),
     );
   });
 }

@@ -2,6 +2,7 @@
 // size and type the slot was asked for (the service checks both), bounded by a wait for the answer, a pause while
 // sending and a deadline for the whole upload that grows with the file's size. Errors name what went wrong, never
 // the URL (it may hold a secret).
+import { thrownMessage } from "@switchboard/common";
 import { filesHttp } from "../../core/files/http-agent.ts";
 import type { LocalFile } from "../../core/files/local-file.ts";
 import type { UploadSlot } from "./upload-slot.ts";
@@ -90,5 +91,5 @@ function networkFailure(error: unknown): string {
     if (typeof code === "string") return code === "UND_ERR_HEADERS_TIMEOUT" ? "no answer to the PUT" : code;
     if (typeof message === "string") return message;
   }
-  return String(error);
+  return thrownMessage(error);
 }

@@ -4,6 +4,7 @@
 // library's own reconnect is switched off and nothing here retries. Files go through the server's HTTP File Upload
 // service (http-uploads.ts); files people share arrive as out-of-band URLs (incoming-files.ts).
 import { randomUUID } from "node:crypto";
+import { asError } from "@switchboard/common";
 import { type Client, client } from "@xmpp/client";
 import xml, { type Element } from "@xmpp/xml";
 import type { Logger } from "pino";
@@ -207,7 +208,7 @@ export class XmppConnection implements Connection {
       }
       return new Error(text);
     }
-    return error instanceof Error ? error : new Error(String(error));
+    return asError(error);
   }
 
   async join(request: JoinRequest): Promise<void> {

@@ -7,6 +7,7 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { thrownMessage } from "@switchboard/common";
 import type { Dispatcher } from "undici";
 import { filesHttp } from "./http-agent.ts";
 
@@ -148,5 +149,5 @@ function describeNetworkError(error: unknown): string {
     if (typeof code === "string") return code === "UND_ERR_BODY_TIMEOUT" ? "the body stalled" : code;
     if (typeof message === "string") return message;
   }
-  return String(error);
+  return thrownMessage(error);
 }

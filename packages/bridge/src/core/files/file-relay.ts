@@ -5,6 +5,7 @@
 // the local file, the others the file's own link. A file that cannot be fetched costs only itself: one log line,
 // and the message goes on with its text (and the link, when the file has one).
 import { writeFile } from "node:fs/promises";
+import { thrownMessage } from "@switchboard/common";
 import type { Logger } from "pino";
 import { DEFAULT_DOWNLOAD_LIMITS, type DownloadLimits, download, type FileRequest } from "./download.ts";
 import type { FileInfo } from "./file-info.ts";
@@ -116,7 +117,7 @@ export class FileRelay {
       paths.push(path);
       size = fetched;
     } catch (error) {
-      this.#skip(source, name, error instanceof Error ? error.message : String(error));
+      this.#skip(source, name, thrownMessage(error));
       return { info: file };
     }
     const local = localFile(path, { name, size, comment: file.Comment, link: file.URL });
@@ -128,7 +129,7 @@ export class FileRelay {
       return { info: { ...file, Size: size, URL: stored.url, SHA: stored.sha } };
     } catch (error) {
       // Destinations that upload still can; the others get the file's own link.
-      this.#skip(source, name, `media server: ${error instanceof Error ? error.message : String(error)}`);
+      this.#skip(source, name, `media server: ${thrownMessage(error)}`);
       return { info: { ...file, Size: size }, local };
     }
   }
