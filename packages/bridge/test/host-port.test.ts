@@ -32,5 +32,5 @@ test("a listen failure says why in words, for each cause the operator can act on
   assert.equal(listenFailureReason(coded("EADDRNOTAVAIL")), "is not an address of this machine");
   assert.equal(listenFailureReason(coded("EACCES")), "needs more privileges");
   assert.equal(listenFailureReason(coded("EMFILE")), "cannot be listened on (EMFILE)");
-  assert.equal(listenFailureReason(new Error("odd")), "cannot be listened on (Error: odd)");
+  assert.equal(listenFailureReason(new Error("odd")), "cannot be listened on (odd)");
 });
