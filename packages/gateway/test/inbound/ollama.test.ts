@@ -333,3 +333,105 @@ describe("Ollama's API to an ollama backend: as the client wrote it", () => {
     }
   });
 });
+
+describe("Ollama's generate with what only Ollama does: fill-in-the-middle, raw, a template", () => {
+  let ollama: FakeLlmServer;
+  let compatible: FakeLlmServer;
+  let client: Ollama;
+  let url: string;
+  const closers = new Closers();
+  const lastSent = () => ollama.requests.findLast((r) => r.path === "/api/generate")!.body as Record<string, unknown>;
+  const fill = { model: "qwen2.5-coder", prompt: "def add(a, b):", suffix: "    return c" };
+  /** Chat requests the OpenAI-compatible backend was sent (its health probes aside). */
+  const compatibleChats = () => compatible.requests.filter((r) => r.path === "/v1/chat/completions").length;
+
+  before(async () => {
+    ollama = await startFakeOllama({
+      models: [
+        { id: "qwen2.5-coder", capabilities: ["completion", "insert"] },
+        { id: "llama3", capabilities: ["completion"] },
+      ],
+      chunks: 3,
+    });
+    // An OpenAI-compatible server with the coder model too, behind the ollama backend by priority; and a model only
+    // it serves.
+    compatible = await startFakeOpenAI({ models: [{ id: "qwen2.5-coder" }, { id: "starcoder2" }] });
+    const gateway = await startTestGateway(
+      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
+        "[quality]\nmin_requests = 1000\n" +
+        backendToml("box", ollama.url, "ollama", "priority = 10") +
+        backendToml("compatible", compatible.url, "vllm", "priority = 90"),
+      closers,
+    );
+    url = gateway.url;
+    client = new Ollama({ host: url });
+  });
+  after(async () => {
+    await closers.closeAll();
+    await ollama.close();
+    await compatible.close();
+  });
+
+  it("a suffix reaches Ollama, whose model fills in the middle (whole and streamed)", async () => {
+    const whole = await client.generate({ ...fill, stream: false });
+    assert.equal(whole.response, "echo: <PRE> def add(a, b): <SUF>    return c <MID>");
+    assert.deepEqual(lastSent(), { ...fill, stream: false }, "the body as written");
+    let text = "";
+    for await (const part of await client.generate({ ...fill, stream: true })) text += part.response;
+    assert.equal(text, whole.response);
+  });
+
+  it("raw and a template go as written", async () => {
+    const prompt = "<|fim_prefix|>def add(a, b):<|fim_suffix|>    return c<|fim_middle|>";
+    const raw = await client.generate({ model: "qwen2.5-coder", prompt, raw: true, stream: false });
+    assert.equal(raw.response, `echo: ${prompt}`);
+    assert.equal(lastSent()["raw"], true);
+    await client.generate({ model: "qwen2.5-coder", prompt: "hi", template: "{{ .Prompt }}", stream: false });
+    assert.equal(lastSent()["template"], "{{ .Prompt }}");
+  });
+
+  it("a model that cannot fill in: Ollama's own refusal", async () => {
+    await assert.rejects(client.generate({ ...fill, model: "llama3", stream: false }), (error: unknown) => {
+      assert.equal((error as { status_code?: number }).status_code, 400);
+      assert.equal((error as Error).message, '"llama3" does not support insert');
+      return true;
+    });
+  });
+
+  it("never goes to a backend that would answer something else, even when Ollama fails", async () => {
+    await waitUntil(async () => (await postJson(`${url}/api/generate`, { ...fill, stream: false })).status === 200, {
+      what: "the ollama backend serving",
+    });
+    const before = compatibleChats();
+    ollama.setFault({ kind: "status", status: 500, scope: "inference" });
+    try {
+      const failed = await postJson(`${url}/api/generate`, { ...fill, stream: false });
+      assert.equal(failed.status, 502);
+      assert.equal(typeof failed.json().error, "string");
+      assert.equal(compatibleChats(), before, "the OpenAI-compatible backend was never asked");
+      // Without the suffix the same model fails over, through the translation.
+      const plain = await postJson(`${url}/api/generate`, { model: fill.model, prompt: "hi", stream: false });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers["x-gateway-backend"], "compatible");
+      assert.equal(plain.json().response, "echo: hi");
+    } finally {
+      ollama.setFault({ kind: "none" });
+    }
+  });
+
+  it("a model no ollama backend serves: 400 naming what only Ollama does", async () => {
+    const before = compatibleChats();
+    for (const [extra, what] of [
+      [{ suffix: "x" }, "suffix (fill-in-the-middle)"],
+      [{ raw: true }, "raw (a prompt without the model's template)"],
+    ] as const) {
+      const refused = await postJson(`${url}/api/generate`, { model: "starcoder2", prompt: "p", ...extra });
+      assert.equal(refused.status, 400);
+      assert.equal(
+        refused.json().error,
+        `${what} can only go to a backend that speaks ollama, and no backend of model 'starcoder2' does`,
+      );
+    }
+    assert.equal(compatibleChats(), before);
+  });
+});

@@ -238,7 +238,14 @@ const generate: Handler = async (exchange) => {
       done_reason: unload ? "unload" : "load",
     });
   }
-  const request: ChatRequest = { model: model.id, messages: [{ role: "user", content: prompt }] };
+  // A suffix asks for the middle: only a model whose template takes one (capability insert) does it, and the
+  // model reads both ends through that template (CodeLlama's here). raw skips the template: the prompt as written.
+  const suffix = typeof body.suffix === "string" ? body.suffix : "";
+  if (suffix !== "" && !capabilitiesOf(model).includes("insert")) {
+    return ollamaError(exchange, 400, `"${model.id}" does not support insert`);
+  }
+  const content = suffix === "" || body.raw === true ? prompt : `<PRE> ${prompt} <SUF>${suffix} <MID>`;
+  const request: ChatRequest = { model: model.id, messages: [{ role: "user", content }] };
   await answer(exchange, body, model, request, (text, _toolCalls, thinking) => ({
     response: text,
     ...(thinking === undefined ? {} : { thinking }),

@@ -31,7 +31,8 @@ export type Fault =
   /** Answer normally after `ms`. */
   | { kind: "delay"; ms: number; scope?: FaultScope };
 
-export type Capability = "completion" | "vision" | "tools" | "embedding" | "json";
+/** `insert`: fill-in-the-middle (Ollama's `suffix`), which only code models' templates take. */
+export type Capability = "completion" | "vision" | "tools" | "embedding" | "json" | "insert";
 
 export interface FakeModel {
   id: string;

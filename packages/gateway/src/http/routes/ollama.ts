@@ -111,6 +111,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
       stream: !(translated instanceof ApiError) && translated.stream,
       body: translated instanceof ApiError ? translated : translated.body,
       native: translated instanceof ApiError ? undefined : asWritten("/api/generate", json),
+      nativeOnly: translated instanceof ApiError ? undefined : translated.nativeOnly,
       format: ollamaFormat("generate", model),
     });
   });

@@ -1,11 +1,16 @@
 // Ollama's POST /api/chat and /api/generate bodies → the pipeline's chat request (OpenAI's chat completion body).
 import type { ChatBody, ChatMessage, ContentPart, ToolCall } from "../../request/chat.ts";
-import { type ApiError, invalidRequest } from "../../request/errors.ts";
+import { ApiError, invalidRequest } from "../../request/errors.ts";
 
 export interface TranslatedOllama {
   body: ChatBody;
   /** Ollama streams unless told `stream: false`. */
   stream: boolean;
+  /**
+   * What the request asks that only an ollama backend does (the first such thing): the translation would answer
+   * something else, so the request goes to ollama backends only.
+   */
+  nativeOnly?: string | undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -37,9 +42,6 @@ export function fromOllamaGenerate(value: unknown): TranslatedOllama | ApiError 
   if (typeof model !== "string" || model === "") return invalidRequest("model is required", "model");
   const prompt = value["prompt"];
   if (typeof prompt !== "string") return invalidRequest("prompt must be a string", "prompt");
-  if (value["suffix"] !== undefined && value["suffix"] !== "") {
-    return invalidRequest("suffix (fill-in-the-middle) is not supported through the gateway", "suffix");
-  }
   const messages: ChatMessage[] = [];
   if (typeof value["system"] === "string" && value["system"] !== "") {
     messages.push({ role: "system", content: value["system"] });
@@ -50,7 +52,20 @@ export function fromOllamaGenerate(value: unknown): TranslatedOllama | ApiError 
     if (error instanceof Refusal) return invalidRequest(error.message, "images");
     throw error;
   }
-  return finish(value, { model, messages });
+  const translated = finish(value, { model, messages });
+  if (!(translated instanceof ApiError)) translated.nativeOnly = onlyOllama(value);
+  return translated;
+}
+
+/**
+ * Generate's fields with no counterpart in a chat request, each of which changes the answer: fill-in-the-middle
+ * (code completion: Continue, Twinny...), a prompt without the model's template, or the request's own template.
+ */
+function onlyOllama(value: Record<string, unknown>): string | undefined {
+  if (typeof value["suffix"] === "string" && value["suffix"] !== "") return "suffix (fill-in-the-middle)";
+  if (value["raw"] === true) return "raw (a prompt without the model's template)";
+  if (typeof value["template"] === "string" && value["template"] !== "") return "template (the request's own)";
+  return undefined;
 }
 
 /** The options, format, tools and stream flag both endpoints share. */
