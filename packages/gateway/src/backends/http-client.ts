@@ -15,6 +15,14 @@ export interface ClientTimeouts {
 
 type Method = "GET" | "POST";
 
+interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  ids?: CallIds;
+  /** The request's own headers (a client's, forwarded); the backend's own (its key) win over them. */
+  headers?: Readonly<Record<string, string>>;
+}
+
 /**
  * Keep-alive connections to one backend, with the backend's headers computed once.
  *
@@ -74,20 +82,23 @@ export class BackendHttpClient {
         : undefined;
   }
 
-  /** Starts a request; resolves when the response headers are in. Network failures become UpstreamUnreachable. */
+  /**
+   * Starts a request; resolves when the response headers are in. Network failures become UpstreamUnreachable.
+   */
   async request(
     method: Method,
     path: string,
     body: string | Buffer | undefined,
-    options: { signal?: AbortSignal; timeoutMs?: number; ids?: CallIds } = {},
+    options: CallOptions = {},
   ): Promise<UpstreamResponse> {
-    const headers = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
+    const base = body === undefined ? this.#plainHeaders : this.#jsonHeaders;
     const timeout = options.timeoutMs ?? this.#timeoutMs;
+    const headers = options.ids || options.headers ? { ...options.headers, ...base, ...idHeaders(options.ids) } : base;
     try {
       const response = await this.#pool.request({
         method,
         path: this.#basePath + path,
-        headers: options.ids ? { ...headers, ...idHeaders(options.ids) } : headers,
+        headers,
         body,
         signal: options.signal,
         headersTimeout: timeout,
@@ -163,7 +174,7 @@ export class BackendHttpClient {
     method: Method,
     path: string,
     body: string | Buffer | undefined,
-    options: { signal?: AbortSignal; timeoutMs?: number; ids?: CallIds } = {},
+    options: CallOptions = {},
   ): Promise<UpstreamReply> {
     const response = await this.request(method, path, body, options);
     try {
@@ -229,7 +240,8 @@ export class BackendHttpClient {
 }
 
 /** The request's id and, when the client sent one, its trace context. */
-function idHeaders(ids: CallIds): Record<string, string> {
+function idHeaders(ids: CallIds | undefined): Record<string, string> {
+  if (ids === undefined) return {};
   const headers: Record<string, string> = { "x-request-id": ids.requestId };
   if (ids.traceparent !== undefined) headers["traceparent"] = ids.traceparent;
   return headers;

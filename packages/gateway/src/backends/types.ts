@@ -78,6 +78,12 @@ export interface NativeChat {
   readonly api: NativeApi;
   /** Sends a call; the answer reaches `sink` as the provider wrote it, and its usage through `sink.usage`. */
   chat(call: NativeCall, ids: CallIds, sink: ResponseSink): UpstreamCall;
+  /**
+   * Counts a request's input tokens at the provider (Anthropic's count_tokens: free, and exact where the gateway's
+   * own count is an estimate); its answer, whatever its status, as the provider wrote it. Absent when the API has no
+   * such endpoint.
+   */
+  countTokens?(call: Omit<NativeCall, "model">, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply>;
 }
 
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */

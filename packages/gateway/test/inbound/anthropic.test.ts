@@ -338,6 +338,48 @@ describe("Anthropic Messages through the gateway (@anthropic-ai/sdk)", () => {
     assert.equal(one.id, "llama3");
   });
 
+  it("count_tokens of a model an anthropic backend serves: Anthropic's own count, the request as written", async () => {
+    const request = {
+      model: "claude-haiku-4-5",
+      system: "be brief",
+      messages: [{ role: "user" as const, content: "hello there, how are you today? ".repeat(20) }],
+      tools: [weather],
+    };
+    const beta = { headers: { "anthropic-beta": "token-efficient-tools-2025-02-19" } };
+    const { data, response } = await client.messages.countTokens(request, beta).withResponse();
+    assert.equal(response.headers.get("x-gateway-backend"), "claude");
+    const sent = lastSent(claude, "/v1/messages/count_tokens");
+    assert.deepEqual(sent.body, request);
+    assert.equal(sent.headers["anthropic-beta"], "token-efficient-tools-2025-02-19");
+    assert.equal(sent.headers["x-api-key"], "sk-ant-1", "the backend's key, not the client's");
+    const direct = await postJson(`${claude.url}/v1/messages/count_tokens`, request, {
+      "x-api-key": "sk-ant-1",
+      "anthropic-version": "2023-06-01",
+    });
+    assert.equal(data.input_tokens, direct.json().input_tokens);
+    const local = await client.messages.countTokens({ ...request, model: "llama3" });
+    assert.notEqual(local.input_tokens, data.input_tokens, "the local o200k estimate is another count");
+
+    // Anthropic's refusal of the request is the client's to see; its failure leaves the local count.
+    const refused = await postJson(
+      `${url}/v1/messages/count_tokens`,
+      { ...request, max_tokens: 5 },
+      {
+        "anthropic-version": "2023-06-01",
+      },
+    );
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json().error.message, "max_tokens: Extra inputs are not permitted");
+    claude.setFault({ kind: "status", status: 529, scope: "inference" });
+    try {
+      const estimated = await client.messages.countTokens(request).withResponse();
+      assert.equal(estimated.response.headers.get("x-gateway-backend"), null);
+      assert.ok(estimated.data.input_tokens > 0);
+    } finally {
+      claude.setFault({ kind: "none" });
+    }
+  });
+
   it("errors in Anthropic's envelope: unknown model 404, missing max_tokens 400, no backend 503", async () => {
     calls++;
     await assert.rejects(

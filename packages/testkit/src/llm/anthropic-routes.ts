@@ -1,12 +1,13 @@
-// Anthropic's Messages API as api.anthropic.com serves it: GET /v1/models, POST /v1/messages (JSON and SSE), with its
-// header checks, validation messages and error shapes ({"type":"error","error":{"type","message"}}).
+// Anthropic's Messages API as api.anthropic.com serves it: GET /v1/models, POST /v1/messages (JSON and SSE) and
+// /v1/messages/count_tokens, with its header checks, validation messages and error shapes
+// ({"type":"error","error":{"type","message"}}).
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { streamAnthropic } from "./anthropic-stream.ts";
 import { countTokens, defaultReply, textOf } from "./content.ts";
 import { buildAnswer } from "./reply.ts";
 import { type Exchange, type Handler, sendJson } from "./server.ts";
-import type { ChatMessage, ChatRequest } from "./types.ts";
+import type { ChatMessage, ChatRequest, FakeModel } from "./types.ts";
 
 const ALLOWED_FIELDS = new Set([
   "model",
@@ -35,6 +36,8 @@ const BLOCK_TYPES = new Set([
   "server_tool_use",
   "web_search_tool_result",
 ]);
+/** What POST /v1/messages/count_tokens takes: a message's input, without what shapes the output. */
+const COUNT_FIELDS = new Set(["model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers"]);
 let sequence = 0;
 
 export function anthropicError(exchange: Exchange, status: number, type: string, message: string): void {
@@ -123,14 +126,15 @@ function thinkingProblem(body: Record<string, unknown>, messages: Block[]): stri
   return undefined;
 }
 
-/** The problem with a request body, as Anthropic words it, or undefined. */
-function validate(body: Record<string, unknown>, exchange: Exchange): string | undefined {
+/** The problem with a request body (a message's, or with `counting` a count's), as Anthropic words it, or undefined. */
+function validate(body: Record<string, unknown>, exchange: Exchange, counting = false): string | undefined {
+  const allowed = counting ? COUNT_FIELDS : ALLOWED_FIELDS;
   for (const field of Object.keys(body)) {
-    if (!ALLOWED_FIELDS.has(field)) return `${field}: Extra inputs are not permitted`;
+    if (!allowed.has(field)) return `${field}: Extra inputs are not permitted`;
   }
   if (typeof body["model"] !== "string") return "model: Field required";
-  if (body["max_tokens"] === undefined) return "max_tokens: Field required";
-  if (!Number.isInteger(body["max_tokens"]) || (body["max_tokens"] as number) < 1) {
+  if (!counting && body["max_tokens"] === undefined) return "max_tokens: Field required";
+  if (!counting && (!Number.isInteger(body["max_tokens"]) || (body["max_tokens"] as number) < 1)) {
     return "max_tokens: Input should be a valid integer greater than or equal to 1";
   }
   const temperature = body["temperature"];
@@ -280,25 +284,49 @@ function promptTokensOf(request: ChatRequest): number {
   return request.messages.reduce((sum, message) => sum + countTokens(textOf(message.content)) + 3, 0);
 }
 
+/** A request's valid body and its model, or undefined once the error is answered (the API's words). */
+function checkedRequest(
+  exchange: Exchange,
+  counting: boolean,
+): { body: Record<string, unknown>; model: FakeModel } | undefined {
+  if (typeof exchange.req.headers["anthropic-version"] !== "string") {
+    anthropicError(exchange, 400, "invalid_request_error", "anthropic-version: header is required");
+    return undefined;
+  }
+  const parsed = exchange.body;
+  if (!parsed?.ok || !parsed.value || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    anthropicError(exchange, 400, "invalid_request_error", "There was an error parsing the body of your request");
+    return undefined;
+  }
+  const body = parsed.value as Record<string, unknown>;
+  const problem = validate(body, exchange, counting);
+  if (problem) {
+    anthropicError(exchange, 400, "invalid_request_error", problem);
+    return undefined;
+  }
+  const model = exchange.models.find((candidate) => candidate.id === body["model"]);
+  if (!model) anthropicError(exchange, 404, "not_found_error", `model: ${String(body["model"])}`);
+  return model && { body, model };
+}
+
+/**
+ * POST /v1/messages/count_tokens: what the message would count as input, tools included (this fake's tokenizer,
+ * which is not the gateway's o200k: a test tells the two counts apart).
+ */
+function countTokensRoute(): Handler {
+  return (exchange) => {
+    const checked = checkedRequest(exchange, true);
+    if (!checked) return;
+    const tools = checked.body["tools"] === undefined ? 0 : countTokens(JSON.stringify(checked.body["tools"]));
+    sendJson(exchange, 200, { input_tokens: promptTokensOf(asChatRequest(checked.body)) + tools });
+  };
+}
+
 function messages(): Handler {
   return async (exchange) => {
-    if (typeof exchange.req.headers["anthropic-version"] !== "string") {
-      return anthropicError(exchange, 400, "invalid_request_error", "anthropic-version: header is required");
-    }
-    const parsed = exchange.body;
-    if (!parsed?.ok || !parsed.value || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
-      return anthropicError(
-        exchange,
-        400,
-        "invalid_request_error",
-        "There was an error parsing the body of your request",
-      );
-    }
-    const body = parsed.value as Record<string, unknown>;
-    const problem = validate(body, exchange);
-    if (problem) return anthropicError(exchange, 400, "invalid_request_error", problem);
-    const model = exchange.models.find((candidate) => candidate.id === body["model"]);
-    if (!model) return anthropicError(exchange, 404, "not_found_error", `model: ${String(body["model"])}`);
+    const checked = checkedRequest(exchange, false);
+    if (!checked) return;
+    const { body, model } = checked;
     const request = asChatRequest(body);
     const answer = buildAnswer(request, exchange.options.reply ?? defaultReply, ++sequence);
     const id = `msg_fake${sequence}`;
@@ -365,5 +393,6 @@ export function anthropicRoutes(): Array<[string, Handler]> {
   return [
     ["GET /v1/models", listModels()],
     ["POST /v1/messages", messages()],
+    ["POST /v1/messages/count_tokens", countTokensRoute()],
   ];
 }

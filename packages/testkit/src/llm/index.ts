@@ -66,7 +66,7 @@ const ollamaDialect: Dialect = {
 
 const anthropicDialect: Dialect = {
   routes: new Map(anthropicRoutes()),
-  isInference: (path) => path === "/v1/messages",
+  isInference: (path) => path === "/v1/messages" || path === "/v1/messages/count_tokens",
   faultBody: (status) => anthropicFaultBody(status),
   unauthorized: anthropicUnauthorized,
   credential: anthropicCredential,

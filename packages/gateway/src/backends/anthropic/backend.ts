@@ -49,6 +49,8 @@ export class AnthropicBackend extends TranslatedBackend {
       });
       return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
     },
+    countTokens: (call, ids, signal) =>
+      this.client.fetch("POST", call.path, call.body, { signal, ids, headers: call.headers }),
   };
 
   /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */

@@ -9,6 +9,7 @@ import type { JsonBody } from "../../request/body.ts";
 import { ApiError } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
+import { countAtProvider } from "../provider-count.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** Anthropic's Messages API: POST /v1/messages and POST /v1/messages/count_tokens (the key arrives in x-api-key). */
@@ -40,11 +41,27 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
     });
   });
 
-  // A local count (o200k tokens, an estimate of Claude's): no backend is called, nothing is billed.
+  // Counted by an anthropic backend of the model, as Anthropic counts (free); otherwise locally (o200k tokens, an
+  // estimate of Claude's). Nothing is billed either way.
   app.post("/v1/messages/count_tokens", async (request, reply) => {
-    const translated = fromMessagesRequest((request.body as JsonBody | undefined)?.value, false);
+    const json = request.body as JsonBody | undefined;
+    const translated = fromMessagesRequest(json?.value, false);
     if (translated instanceof ApiError) return sendError(reply, translated, {}, anthropicEnvelope);
-    sendJson(reply, { input_tokens: await countPromptTokens(translated.body) });
+    const counted = await countAtProvider(
+      context,
+      { id: String(request.id), headers: request.headers },
+      json as JsonBody, // there was a body: its translation succeeded
+      translated.body,
+      providerHeaders(request.headers),
+    );
+    if (counted === undefined) return sendJson(reply, { input_tokens: await countPromptTokens(translated.body) });
+    const { backend, reply: answer } = counted;
+    reply
+      .code(answer.statusCode)
+      .header("x-request-id", String(request.id))
+      .header("x-gateway-backend", backend)
+      .type(answer.contentType)
+      .send(answer.body);
   });
 }
 
