@@ -56,10 +56,10 @@ export interface ParsedChat {
 }
 
 /**
- * The APIs besides OpenAI's that a backend type may speak natively: Anthropic's Messages on anthropic backends,
- * Ollama's chat and generate on ollama backends.
+ * The APIs besides OpenAI's chat completions that a backend type may speak natively: Anthropic's Messages on
+ * anthropic backends, Ollama's chat and generate on ollama backends, OpenAI's Responses on openai backends.
  */
-export type NativeApi = "anthropic-messages" | "ollama";
+export type NativeApi = "anthropic-messages" | "ollama" | "openai-responses";
 
 /** A request of a backend's own API, as its client wrote it. */
 interface NativeCall {

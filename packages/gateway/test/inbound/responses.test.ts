@@ -2,7 +2,7 @@
 // OpenAI-speaking backend (chat completions) and an anthropic backend.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI } from "@switchboard/testkit";
+import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import OpenAI from "openai";
 import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
@@ -203,5 +203,164 @@ describe("OpenAI Responses through the gateway (openai SDK)", () => {
 
   it("stats and metrics count every call", async () => {
     await assertCounted(url, calls, "chat");
+  });
+});
+
+describe("OpenAI Responses to an openai backend: as the client wrote it, when it keeps its own state", () => {
+  let openai: FakeLlmServer;
+  let compatible: FakeLlmServer;
+  let client: OpenAI;
+  let url: string;
+  const closers = new Closers();
+  const lastSent = () => openai.requests.findLast((r) => r.path === "/v1/responses")!;
+  /** Chat requests the OpenAI-compatible backend was sent (its health probes aside). */
+  const compatibleChats = () => compatible.requests.filter((r) => r.path === "/v1/chat/completions").length;
+  // Codex's way: no state at the provider, the whole conversation each turn, the reasoning given back encrypted.
+  const codexTurn = {
+    model: "gpt-5",
+    store: false,
+    include: ["reasoning.encrypted_content" as const],
+    reasoning: { effort: "low" as const },
+    tools: [weather],
+  };
+
+  before(async () => {
+    openai = await startFakeOpenAI({
+      models: [{ id: "gpt-5" }, { id: "gpt-5-codex", responsesOnly: true }],
+      apiKey: "sk-openai",
+      chunks: 3,
+    });
+    // An OpenAI-compatible server with gpt-5 too, behind OpenAI by priority.
+    compatible = await startFakeOpenAI({ models: [{ id: "gpt-5" }] });
+    const gateway = await startTestGateway(
+      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
+        "[quality]\nmin_requests = 1000\n" +
+        backendToml("openai", openai.url, "openai", 'api_key_env = "OPENAI_KEY"\npriority = 10') +
+        backendToml("compatible", compatible.url, "vllm", "priority = 90"),
+      closers,
+      { OPENAI_KEY: "sk-openai" },
+    );
+    url = gateway.url;
+    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "client-key", maxRetries: 0 });
+  });
+  after(async () => {
+    await closers.closeAll();
+    await openai.close();
+    await compatible.close();
+  });
+
+  it("a reasoning turn and its tool call: the encrypted reasoning goes back to OpenAI, verified, in a stream", async () => {
+    const first = await client.responses.create({ ...codexTurn, input: "Paris" }).withResponse();
+    assert.equal(first.response.headers.get("x-gateway-backend"), "openai");
+    assert.deepEqual(lastSent().body, { ...codexTurn, input: "Paris" }, "the body as written");
+    assert.equal(lastSent().headers["authorization"], "Bearer sk-openai");
+    const [reasoning, call] = first.data.output;
+    assert.ok(reasoning?.type === "reasoning" && typeof reasoning.encrypted_content === "string");
+    assert.ok(call?.type === "function_call");
+    assert.deepEqual(JSON.parse(call.arguments), { query: "Paris" });
+
+    const input = [
+      { role: "user" as const, content: "Paris" },
+      ...first.data.output,
+      { type: "function_call_output" as const, call_id: call.call_id, output: "sunny" },
+    ];
+    const stream = client.responses.stream({ ...codexTurn, input: input as OpenAI.Responses.ResponseInput });
+    const types: string[] = [];
+    stream.on("event", (event) => types.push(event.type));
+    const second = await stream.finalResponse();
+    assert.equal(second.output_text, "tool result: sunny");
+    assert.equal(types.at(-1), "response.completed");
+    assert.ok(!types.includes("[DONE]"));
+    assert.deepEqual((lastSent().body as { input: unknown[] }).input[1], reasoning, "the reasoning item unchanged");
+
+    // OpenAI's own refusal of a changed reasoning item reaches the client.
+    const tampered = input.map((item) =>
+      "type" in item && item.type === "reasoning" ? { ...item, encrypted_content: "forged.seal" } : item,
+    );
+    await assert.rejects(
+      client.responses.create({ ...codexTurn, input: tampered as OpenAI.Responses.ResponseInput }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.match(error.message, /could not be verified/);
+        return true;
+      },
+    );
+  });
+
+  it("a model only the Responses API serves, and usage counted from OpenAI's answer", async () => {
+    const answer = await client.responses.create({ model: "gpt-5-codex", store: false, input: "hi" });
+    assert.equal(answer.output_text, "echo: hi");
+    // A response the gateway keeps goes through chat completions, which OpenAI refuses for this model.
+    const kept = await postJson(`${url}/v1/responses`, { model: "gpt-5-codex", input: "hi" });
+    assert.equal(kept.status, 400);
+    assert.match(kept.json().error.message, /only supported in v1\/responses/);
+    const metrics = (await http(`${url}/metrics`)).text.split("\n");
+    assert.ok(
+      metrics.some(
+        (row) =>
+          row.startsWith("gateway_tokens_total{") && row.includes('backend="openai"') && row.includes('type="prompt"'),
+      ),
+    );
+  });
+
+  it("hosted tools: web search runs at OpenAI; never failed over; a kept response cannot have them", async () => {
+    const searched = await client.responses.create({
+      model: "gpt-5",
+      store: false,
+      input: "switchboard",
+      tools: [{ type: "web_search" }],
+    });
+    assert.deepEqual(
+      searched.output.map((item) => item.type),
+      ["web_search_call", "message"],
+    );
+    assert.equal(searched.output_text, "searched: switchboard");
+
+    const kept = await postJson(`${url}/v1/responses`, {
+      model: "gpt-5",
+      input: "x",
+      tools: [{ type: "web_search" }],
+    });
+    assert.equal(kept.status, 400);
+    assert.equal(kept.json().error.code, "untranslatable_request");
+    assert.match(kept.json().error.message, /^tools\[0\]: the "web_search" tool can only go to OpenAI's own/);
+
+    const before = compatibleChats();
+    openai.setFault({ kind: "status", status: 500, scope: "inference" });
+    try {
+      const failed = await postJson(`${url}/v1/responses`, {
+        model: "gpt-5",
+        store: false,
+        input: "x",
+        tools: [{ type: "web_search" }],
+      });
+      assert.equal(failed.status, 502);
+      assert.equal(compatibleChats(), before, "the OpenAI-compatible backend was never asked");
+      // Without a hosted tool the same request fails over, through the translation.
+      const plain = await postJson(`${url}/v1/responses`, { model: "gpt-5", store: false, input: "x" });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers["x-gateway-backend"], "compatible");
+      assert.equal(plain.json().output[0].content[0].text, "echo: x");
+    } finally {
+      openai.setFault({ kind: "none" });
+    }
+  });
+
+  it("a stream that breaks off ends with the API's error event", async () => {
+    await waitUntil(async () => (await postJson(`${url}/v1/responses`, { ...codexTurn, input: "x" })).status === 200, {
+      what: "openai serving again",
+    });
+    openai.setFault({ kind: "die-mid-stream", afterChunks: 3 });
+    try {
+      const raw = await postJson(`${url}/v1/responses`, { model: "gpt-5", store: false, input: "x", stream: true });
+      assert.equal(raw.status, 200);
+      assert.equal(raw.headers["x-gateway-backend"], "openai");
+      const events = sseData(raw.text).map((data) => JSON.parse(data));
+      assert.equal(events.at(-1).type, "error");
+      assert.match(events.at(-1).message, /broke off/);
+      assert.equal(events[0].type, "response.created");
+    } finally {
+      openai.setFault({ kind: "none" });
+    }
   });
 });

@@ -36,7 +36,7 @@ export type {
   ToolCall,
 } from "./types.ts";
 
-const OPENAI_INFERENCE = new Set(["/v1/chat/completions", "/v1/completions", "/v1/embeddings"]);
+const OPENAI_INFERENCE = new Set(["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses"]);
 const OLLAMA_INFERENCE = new Set([...OPENAI_INFERENCE, "/api/chat", "/api/generate", "/api/embed", "/api/embeddings"]);
 
 const openAiDialect: Dialect = {

@@ -1,4 +1,5 @@
-// The OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/embeddings) as OpenAI, vLLM and Ollama serve it.
+// The OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/embeddings, /v1/responses) as OpenAI, vLLM and
+// Ollama serve it.
 import {
   capabilitiesOf,
   countTokens,
@@ -12,6 +13,7 @@ import {
 } from "./content.ts";
 import { streamChat } from "./openai-stream.ts";
 import { buildAnswer } from "./reply.ts";
+import { responsesRoute } from "./responses-routes.ts";
 import { type Exchange, type Handler, sendJson } from "./server.ts";
 import type { ChatMessage, ChatRequest, FakeModel } from "./types.ts";
 
@@ -137,6 +139,16 @@ function chat(flavor: Flavor): Handler {
         param: "model",
       });
     }
+    if (model.responsesOnly) {
+      return openAiError(
+        exchange,
+        400,
+        "This model is only supported in v1/responses and not in v1/chat/completions.",
+        {
+          param: "model",
+        },
+      );
+    }
     const temperature = body.temperature;
     if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 2)) {
       return openAiError(exchange, 400, "Invalid 'temperature': expected a number between 0 and 2.", {
@@ -230,5 +242,6 @@ export function openAiRoutes(flavor: Flavor): Array<[string, Handler]> {
     ["GET /v1/models", listModels(flavor)],
     ["POST /v1/chat/completions", chat(flavor)],
     ["POST /v1/embeddings", embeddings()],
+    ["POST /v1/responses", responsesRoute()],
   ];
 }

@@ -42,6 +42,8 @@ export interface FakeModel {
   capabilities?: Capability[];
   /** Length of the vectors /embeddings returns for this model (default 16). */
   embeddingDimensions?: number;
+  /** Served by OpenAI's Responses API only (gpt-5-codex...): chat completions refuse it, as OpenAI does. */
+  responsesOnly?: boolean;
 }
 
 /** A message as clients send it: content is a string, null, or an array of parts (text, image_url...). */

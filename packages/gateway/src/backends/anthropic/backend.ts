@@ -1,11 +1,12 @@
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
+import { NativeUsageTap } from "../native-usage-tap.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
 import type { ModelInfo, NativeChat } from "../types.ts";
 import { toOpenAiError } from "./errors.ts";
-import { NativeMessagesTap } from "./native-messages.ts";
+import { AnthropicUsageReader } from "./native-messages.ts";
 import { anthropicOptions } from "./options.ts";
 import { type AnthropicRequestOptions, anthropicNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
@@ -44,7 +45,7 @@ export class AnthropicBackend extends TranslatedBackend {
   readonly native: NativeChat = {
     api: "anthropic-messages",
     chat: (call, ids, sink) => {
-      const tap = new NativeMessagesTap(sink, (usage) => {
+      const tap = new NativeUsageTap(sink, new AnthropicUsageReader(), (usage) => {
         if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
       });
       return this.client.dispatch(call.path, call.body, ids, tap, call.headers);

@@ -1,9 +1,11 @@
 import type { BackendSettings } from "../../config/types.ts";
 import type { ChatBody } from "../../request/chat.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
+import { NativeUsageTap } from "../native-usage-tap.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { CallIds, EmbeddingsCall, ParsedChat, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, NativeChat, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
+import { ResponsesUsageReader } from "./native-responses.ts";
 import { openAiOptions } from "./options.ts";
 import { UsageObserver } from "./usage-observer.ts";
 
@@ -24,6 +26,21 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
   constructor(settings: BackendSettings, context: BackendContext) {
     super(settings, context, authHeaders(settings));
   }
+
+  /**
+   * OpenAI's Responses as its clients wrote them (the gateway's POST /v1/responses, when the client keeps no state
+   * at the gateway): reasoning items with their encrypted content, hosted tools and the models only that API serves
+   * reach OpenAI, and its answer comes back unchanged.
+   */
+  readonly native: NativeChat = {
+    api: "openai-responses",
+    chat: (call, ids, sink) => {
+      const tap = new NativeUsageTap(sink, new ResponsesUsageReader(), (usage) => {
+        if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
+      });
+      return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
+    },
+  };
 
   override chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {
     const request = parsed?.body ?? parseBody(body);

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { responsesFormat } from "../../inbound/responses/format.ts";
+import { RESPONSES_ANSWERS } from "../../inbound/responses/native-answers.ts";
 import { fromResponsesRequest } from "../../inbound/responses/request.ts";
 import { ResponseDraft } from "../../inbound/responses/response.ts";
 import { MemoryResponseStore, type ResponseStore } from "../../inbound/responses/store.ts";
 import type { JsonBody } from "../../request/body.ts";
 import type { ChatMessage } from "../../request/chat.ts";
-import { ApiError } from "../../request/errors.ts";
+import { ApiError, invalidRequest } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
 import { sendError, sendJson } from "../send.ts";
@@ -23,7 +24,8 @@ export function registerResponsesRoutes(
   store: ResponseStore = new MemoryResponseStore(),
 ): void {
   app.post("/v1/responses", async (request, reply) => {
-    const value = (request.body as JsonBody | undefined)?.value;
+    const json = request.body as JsonBody | undefined;
+    const value = json?.value;
     const record = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
     const model = typeof record["model"] === "string" ? record["model"] : "";
     let previous: ChatMessage[] = [];
@@ -42,6 +44,19 @@ export function registerResponsesRoutes(
         format: responsesFormat(new ResponseDraft(emptyEcho(model)), [], undefined, () => {}),
       });
     }
+    // A request that keeps nothing at the gateway (store: false, no previous_response_id: Codex's) goes to an openai
+    // backend as written: reasoning items, hosted and custom tools, and the models only this API serves reach OpenAI.
+    // A stored one is the gateway's to keep, so it is translated for every backend.
+    const stateless = !translated.store && typeof previousId !== "string";
+    const nativeOnly = translated.untranslated[0];
+    if (nativeOnly !== undefined && !stateless) {
+      return dispatchInboundChat(request, reply, context, {
+        model,
+        stream: false,
+        body: keptUntranslatable(nativeOnly),
+        format: responsesFormat(new ResponseDraft(translated.echo), [], undefined, () => {}),
+      });
+    }
     const draft = new ResponseDraft(translated.echo);
     const history = [...previous, ...translated.input];
     const onStoreFailed = (error: unknown) => context.logger.warn({ err: error }, "a response could not be stored");
@@ -49,6 +64,17 @@ export function registerResponsesRoutes(
       model,
       stream: translated.stream,
       body: translated.body,
+      native: stateless
+        ? {
+            api: "openai-responses",
+            path: "/v1/responses",
+            value: record,
+            raw: json?.raw,
+            headers: {},
+            dialect: RESPONSES_ANSWERS,
+          }
+        : undefined,
+      nativeOnly,
       format: responsesFormat(draft, history, translated.store ? store : undefined, onStoreFailed),
     });
   });
@@ -65,6 +91,16 @@ export function registerResponsesRoutes(
     if (!(await store.delete(id))) return sendError(reply, notFound(id));
     sendJson(reply, { id, object: "response", deleted: true });
   });
+}
+
+/** 400: a stored response the gateway would keep holds what only OpenAI's own API can take. */
+function keptUntranslatable(what: string): ApiError {
+  return invalidRequest(
+    `${what} can only go to OpenAI's own Responses API, which the gateway uses only for requests it keeps nothing of: ` +
+      "send store: false (and the whole conversation as input, without previous_response_id)",
+    null,
+    "untranslatable_request",
+  );
 }
 
 function emptyEcho(model: string) {

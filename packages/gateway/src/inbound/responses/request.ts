@@ -11,6 +11,11 @@ export interface TranslatedResponses {
   input: ChatMessage[];
   /** What the response object echoes of the request. */
   echo: ResponseEcho;
+  /**
+   * What the request holds that chat completions cannot carry (hosted and custom tools, their calls in the input,
+   * stored files), left out of `body`: only OpenAI's own Responses API can take it.
+   */
+  untranslated: string[];
 }
 
 /** The request fields a response object repeats. */
@@ -39,16 +44,17 @@ export function fromResponsesRequest(value: unknown, previous: ChatMessage[] = [
   if (typeof model !== "string" || model === "")
     return invalidRequest("model is required", "model", "missing_required_parameter");
   try {
-    const input = inputMessages(value["input"]);
+    const untranslated: string[] = [];
+    const input = inputMessages(value["input"], untranslated);
     const instructions = typeof value["instructions"] === "string" ? value["instructions"] : null;
     const messages: ChatMessage[] = [];
     if (instructions) messages.push({ role: "system", content: instructions });
     messages.push(...previous, ...input);
     if (messages.length === 0) throw invalidRequest("input is required", "input", "missing_required_parameter");
     const body: ChatBody = { model, messages };
-    const tools = toolsOf(value["tools"]);
+    const tools = toolsOf(value["tools"], untranslated);
     if (tools.length > 0) body.tools = tools;
-    const choice = toolChoiceOf(value["tool_choice"]);
+    const choice = toolChoiceOf(value["tool_choice"], untranslated);
     if (choice !== undefined) body["tool_choice"] = choice;
     if (typeof value["parallel_tool_calls"] === "boolean") body["parallel_tool_calls"] = value["parallel_tool_calls"];
     const maxTokens = value["max_output_tokens"];
@@ -78,7 +84,7 @@ export function fromResponsesRequest(value: unknown, previous: ChatMessage[] = [
       metadata: isObject(value["metadata"]) ? value["metadata"] : {},
       store,
     };
-    return { body, stream, store, input, echo };
+    return { body, stream, store, input, echo, untranslated };
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -86,7 +92,7 @@ export function fromResponsesRequest(value: unknown, previous: ChatMessage[] = [
 }
 
 /** `input` as a string or a list of items → chat messages, in order. */
-function inputMessages(input: unknown): ChatMessage[] {
+function inputMessages(input: unknown, untranslated: string[]): ChatMessage[] {
   if (input === undefined || input === null) return [];
   if (typeof input === "string") return [{ role: "user", content: input }];
   if (!Array.isArray(input))
@@ -96,7 +102,7 @@ function inputMessages(input: unknown): ChatMessage[] {
     const where = `input[${index}]`;
     if (!isObject(item)) throw invalidRequest(`${where} must be an object`, where, "invalid_type");
     const type = item["type"] ?? "message";
-    if (type === "message") messages.push(messageOf(item, where));
+    if (type === "message") messages.push(messageOf(item, where, untranslated));
     else if (type === "function_call") {
       const call: ToolCall = {
         id: stringField(item, "call_id", where),
@@ -111,14 +117,17 @@ function inputMessages(input: unknown): ChatMessage[] {
       const output = item["output"];
       const content = typeof output === "string" ? output : textOfParts(output);
       messages.push({ role: "tool", tool_call_id: stringField(item, "call_id", where), content });
+    } else if (typeof type !== "string") {
+      throw invalidRequest(`${where}.type must be a string`, `${where}.type`, "invalid_type");
     } else if (type !== "reasoning") {
-      throw invalidRequest(`${where}.type "${String(type)}" is not supported by the gateway`, `${where}.type`);
+      // A hosted or custom tool's call or output (web_search_call, custom_tool_call, local_shell_call...).
+      untranslated.push(`${where}: a ${JSON.stringify(type)} item`);
     }
   });
   return messages;
 }
 
-function messageOf(item: Record<string, unknown>, where: string): ChatMessage {
+function messageOf(item: Record<string, unknown>, where: string, untranslated: string[]): ChatMessage {
   const role = item["role"];
   if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer") {
     throw invalidRequest(`${where}.role must be user, assistant, system or developer`, `${where}.role`);
@@ -141,11 +150,11 @@ function messageOf(item: Record<string, unknown>, where: string): ChatMessage {
       parts.push({ type: "image_url", image_url: image });
     } else if (type === "input_file" && typeof part["file_data"] === "string") {
       parts.push({ type: "file", file: { file_data: part["file_data"], filename: part["filename"] ?? "file" } });
+    } else if (typeof type === "string") {
+      // A stored file or image by id, which only OpenAI holds.
+      untranslated.push(`${at}: ${JSON.stringify(type)} by file id`);
     } else {
-      throw invalidRequest(
-        `${at}: ${JSON.stringify(type)} parts are not supported by the gateway (no stored files)`,
-        at,
-      );
+      throw invalidRequest(`${at}.type must be a string`, `${at}.type`, "invalid_type");
     }
   });
   return { role, content: parts };
@@ -164,31 +173,42 @@ function stringField(item: Record<string, unknown>, field: string, where: string
   return value;
 }
 
-function toolsOf(tools: unknown): unknown[] {
+/** Function tools → chat's; the others (hosted: web search, file search, MCP...; custom; local shell) are listed. */
+function toolsOf(tools: unknown, untranslated: string[]): unknown[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalidRequest("tools must be an array", "tools", "invalid_type");
-  return tools.map((tool, index) => {
-    if (!isObject(tool) || tool["type"] !== "function" || typeof tool["name"] !== "string") {
-      throw invalidRequest(
-        `tools[${index}]: only function tools are supported by the gateway (hosted tools run at OpenAI)`,
-        `tools[${index}]`,
-      );
+  const functions: unknown[] = [];
+  tools.forEach((tool, index) => {
+    if (!isObject(tool) || typeof tool["type"] !== "string") {
+      throw invalidRequest(`tools[${index}] must be an object with a type`, `tools[${index}]`, "invalid_type");
+    }
+    if (tool["type"] !== "function") {
+      untranslated.push(`tools[${index}]: the ${JSON.stringify(tool["type"])} tool`);
+      return;
+    }
+    if (typeof tool["name"] !== "string") {
+      throw invalidRequest(`tools[${index}].name is required`, `tools[${index}].name`, "missing_required_parameter");
     }
     const fn: Record<string, unknown> = { name: tool["name"] };
     if (typeof tool["description"] === "string") fn["description"] = tool["description"];
     if (isObject(tool["parameters"])) fn["parameters"] = tool["parameters"];
     if (typeof tool["strict"] === "boolean") fn["strict"] = tool["strict"];
-    return { type: "function", function: fn };
+    functions.push({ type: "function", function: fn });
   });
+  return functions;
 }
 
-function toolChoiceOf(choice: unknown): unknown {
+function toolChoiceOf(choice: unknown, untranslated: string[]): unknown {
   if (choice === undefined || choice === null) return undefined;
   if (choice === "auto" || choice === "none" || choice === "required") return choice;
   if (isObject(choice) && choice["type"] === "function" && typeof choice["name"] === "string") {
     return { type: "function", function: { name: choice["name"] } };
   }
-  throw invalidRequest("tool_choice must be auto, none, required or a function", "tool_choice");
+  if (isObject(choice) && typeof choice["type"] === "string") {
+    untranslated.push(`tool_choice: the ${JSON.stringify(choice["type"])} tool`);
+    return undefined;
+  }
+  throw invalidRequest("tool_choice must be auto, none, required or a tool", "tool_choice");
 }
 
 /** `text.format` → `response_format`. */
