@@ -79,11 +79,11 @@ export interface NativeChat {
   /** Sends a call; the answer reaches `sink` as the provider wrote it, and its usage through `sink.usage`. */
   chat(call: NativeCall, ids: CallIds, sink: ResponseSink): UpstreamCall;
   /**
-   * Counts a request's input tokens at the provider (Anthropic's count_tokens: free, and exact where the gateway's
-   * own count is an estimate); its answer, whatever its status, as the provider wrote it. Absent when the API has no
-   * such endpoint.
+   * POSTs to another endpoint of the API, one answered whole (Anthropic's count_tokens, Ollama's show): its answer,
+   * whatever its status, as the provider wrote it. Which endpoint is the caller's to know; absent where the gateway
+   * calls none.
    */
-  countTokens?(call: Omit<NativeCall, "model">, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply>;
+  call?(call: Omit<NativeCall, "model">, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply>;
 }
 
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */

@@ -38,15 +38,15 @@ export async function countAtProvider(
   const targets =
     decision.outcome === "route" ? decision.targets : decision.outcome === "at_capacity" ? decision.blocked : [];
   for (const target of targets) {
-    const count = target.backend.backend.native?.countTokens;
-    if (count === undefined) continue;
+    const native = target.backend.backend.native;
+    if (native?.api !== "anthropic-messages" || native.call === undefined) continue;
     const call = {
       path: COUNT_PATH,
       body: bodyWithModel(json.value as Record<string, unknown>, json.raw, target.model),
       headers: forwarded,
     };
     try {
-      const reply = await count(call, { requestId: request.id }, AbortSignal.timeout(COUNT_TIMEOUT_MS));
+      const reply = await native.call(call, { requestId: request.id }, AbortSignal.timeout(COUNT_TIMEOUT_MS));
       // Anthropic's overload or rate limit, or its failure: the next backend, or the local count.
       if (reply.statusCode === 429 || reply.statusCode >= 500) continue;
       return { backend: target.backend.name, reply };

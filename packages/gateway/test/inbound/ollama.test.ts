@@ -419,6 +419,18 @@ describe("Ollama's generate with what only Ollama does: fill-in-the-middle, raw,
     }
   });
 
+  it("show: an ollama backend's own answer (template, capabilities), the fleet's facts for the other models", async () => {
+    const shown = await postJson(`${url}/api/show`, { model: "qwen2.5-coder" });
+    assert.equal(shown.headers["x-gateway-backend"], "box");
+    assert.deepEqual(shown.json().capabilities, ["completion", "insert"]);
+    assert.match(shown.json().template, /\.Suffix/, "the template says fill-in-the-middle works");
+    assert.equal((await client.show({ model: "qwen2.5-coder" })).template, shown.json().template);
+    const fleet = await postJson(`${url}/api/show`, { model: "starcoder2" });
+    assert.equal(fleet.status, 200);
+    assert.equal(fleet.headers["x-gateway-backend"], undefined);
+    assert.equal(fleet.json().template, "");
+  });
+
   it("a model no ollama backend serves: 400 naming what only Ollama does", async () => {
     const before = compatibleChats();
     for (const [extra, what] of [

@@ -104,7 +104,10 @@ const show: Handler = (exchange) => {
     license: "fake license",
     modelfile: `FROM ${model.id}`,
     parameters: 'stop                           "<|eot_id|>"',
-    template: "{{ .Prompt }}",
+    // A code model's template takes the suffix (fill-in-the-middle), as CodeLlama's does; the others only the prompt.
+    template: capabilitiesOf(model).includes("insert")
+      ? "{{- if .Suffix }}<PRE> {{ .Prompt }} <SUF>{{ .Suffix }} <MID>{{- else }}{{ .Prompt }}{{- end }}"
+      : "{{ .Prompt }}",
     details,
     model_info: {
       "general.architecture": ARCHITECTURE,

@@ -50,7 +50,7 @@ export class AnthropicBackend extends TranslatedBackend {
       });
       return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
     },
-    countTokens: (call, ids, signal) =>
+    call: (call, ids, signal) =>
       this.client.fetch("POST", call.path, call.body, { signal, ids, headers: call.headers }),
   };
 

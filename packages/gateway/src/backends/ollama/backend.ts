@@ -27,6 +27,7 @@ export class OllamaBackend extends OpenAICompatibleBackend {
   readonly native: NativeChat = {
     api: "ollama",
     chat: (call, ids, sink) => this.client.dispatch(call.path, call.body, ids, new OllamaCountsTap(sink)),
+    call: (call, ids, signal) => this.client.fetch("POST", call.path, call.body, { signal, ids }),
   };
 
   override async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {

@@ -11,6 +11,7 @@ import type { GatewayContext } from "../context.ts";
 import { dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
 import { mayUseModel } from "../key-gate.ts";
+import { showAtOllama } from "../ollama-show.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** How long /api/ps waits for a backend's list of loaded models. */
@@ -46,11 +47,20 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
     });
   });
 
+  // An ollama backend's own answer when one serves the model; the fleet's facts otherwise.
   app.post("/api/show", waitForProbes, async (request, reply) => {
-    const model = modelOf((request.body as JsonBody | undefined)?.value, true);
+    const json = request.body as JsonBody | undefined;
+    const model = modelOf(json?.value, true);
     const found = fleetModels().find((entry) => entry.info.id === model);
-    if (found) return sendJson(reply, showBody(found));
-    sendError(reply, notFound(model), {}, ollamaEnvelope(model));
+    if (!found) return sendError(reply, notFound(model), {}, ollamaEnvelope(model));
+    const body = json?.raw ?? JSON.stringify(json?.value);
+    const shown = await showAtOllama(registry.backends, model, body, String(request.id));
+    if (shown === undefined) return sendJson(reply, showBody(found));
+    reply
+      .header("x-request-id", String(request.id))
+      .header("x-gateway-backend", shown.backend)
+      .type(shown.reply.contentType)
+      .send(shown.reply.body);
   });
 
   // Loaded models: what Ollama backends hold in memory; other backends' models are always loaded.
