@@ -1,6 +1,6 @@
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import { NativeUsageTap } from "../native-usage-tap.ts";
+import { tappedNativeChat } from "../native-usage-tap.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
@@ -44,12 +44,7 @@ export class AnthropicBackend extends TranslatedBackend {
    */
   readonly native: NativeChat = {
     api: "anthropic-messages",
-    chat: (call, ids, sink) => {
-      const tap = new NativeUsageTap(sink, new AnthropicUsageReader(), (usage) => {
-        if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
-      });
-      return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
-    },
+    chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new AnthropicUsageReader()),
     call: (call, ids, signal) =>
       this.client.fetch("POST", call.path, call.body, { signal, ids, headers: call.headers }),
   };

@@ -1,7 +1,7 @@
 import type { BackendSettings } from "../../config/types.ts";
 import type { ChatBody } from "../../request/chat.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import { NativeUsageTap } from "../native-usage-tap.ts";
+import { tappedNativeChat } from "../native-usage-tap.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
 import type { CallIds, EmbeddingsCall, NativeChat, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
@@ -34,12 +34,7 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
    */
   readonly native: NativeChat = {
     api: "openai-responses",
-    chat: (call, ids, sink) => {
-      const tap = new NativeUsageTap(sink, new ResponsesUsageReader(), (usage) => {
-        if (usage) this.context.onUsage({ backend: this.settings.name, model: call.model, usage, reported: true });
-      });
-      return this.client.dispatch(call.path, call.body, ids, tap, call.headers);
-    },
+    chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new ResponsesUsageReader()),
   };
 
   override chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {

@@ -1,6 +1,7 @@
 import { type NativeUsageReader, parsedOrUndefined } from "../native-usage-tap.ts";
 import type { SseEvent } from "../sse-events.ts";
 import type { TokenUsage } from "../usage.ts";
+import { type UsageFields, usageFromOpenAi } from "./usage-observer.ts";
 
 /** The events that end a Responses stream, each carrying the whole response with its usage. */
 const FINAL_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -28,18 +29,10 @@ export class ResponsesUsageReader implements NativeUsageReader {
   }
 }
 
-/** A response's `usage` as provider-neutral usage (input_tokens includes the cached ones). */
-function responsesUsage(value: unknown): TokenUsage | undefined {
-  if (!value || typeof value !== "object") return undefined;
-  const usage = value as Record<string, unknown>;
-  const input = typeof usage["input_tokens"] === "number" ? usage["input_tokens"] : 0;
-  const output = typeof usage["output_tokens"] === "number" ? usage["output_tokens"] : 0;
-  const details = usage["input_tokens_details"] as Record<string, unknown> | null | undefined;
-  const cached = typeof details?.["cached_tokens"] === "number" ? details["cached_tokens"] : 0;
-  return {
-    inputTokens: Math.max(0, input - cached),
-    cacheReadTokens: cached,
-    cacheWriteTokens: 0,
-    outputTokens: output,
-  };
-}
+const RESPONSES_USAGE: UsageFields = {
+  input: "input_tokens",
+  output: "output_tokens",
+  inputDetails: "input_tokens_details",
+};
+
+const responsesUsage = (value: unknown) => usageFromOpenAi(value, RESPONSES_USAGE);

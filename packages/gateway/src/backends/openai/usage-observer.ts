@@ -4,19 +4,32 @@ import type { TokenUsage } from "../usage.ts";
 
 const EVENT_STREAM = /^text\/event-stream/i;
 
-/** OpenAI's `usage` object as provider-neutral usage (prompt_tokens includes the cached ones). */
-function usageFromOpenAi(value: unknown): TokenUsage | undefined {
+/** The names of an OpenAI API's usage fields: chat completions' by default, or the Responses API's. */
+export interface UsageFields {
+  input: string;
+  output: string;
+  inputDetails: string;
+}
+
+const CHAT_USAGE: UsageFields = {
+  input: "prompt_tokens",
+  output: "completion_tokens",
+  inputDetails: "prompt_tokens_details",
+};
+
+/** OpenAI's `usage` object as provider-neutral usage (the input count includes the cached tokens). */
+export function usageFromOpenAi(value: unknown, fields: UsageFields = CHAT_USAGE): TokenUsage | undefined {
   if (!value || typeof value !== "object") return undefined;
   const usage = value as Record<string, unknown>;
-  const prompt = typeof usage["prompt_tokens"] === "number" ? usage["prompt_tokens"] : 0;
-  const completion = typeof usage["completion_tokens"] === "number" ? usage["completion_tokens"] : 0;
-  const details = usage["prompt_tokens_details"] as Record<string, unknown> | null | undefined;
+  const input = usage[fields.input];
+  const output = usage[fields.output];
+  const details = usage[fields.inputDetails] as Record<string, unknown> | null | undefined;
   const cached = typeof details?.["cached_tokens"] === "number" ? details["cached_tokens"] : 0;
   return {
-    inputTokens: Math.max(0, prompt - cached),
+    inputTokens: Math.max(0, (typeof input === "number" ? input : 0) - cached),
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
-    outputTokens: completion,
+    outputTokens: typeof output === "number" ? output : 0,
   };
 }
 
