@@ -1,7 +1,4 @@
-import type { BackendHttpClient } from "./http-client.ts";
-import type { BackendContext } from "./module.ts";
 import { type SseEvent, SseEventParser } from "./sse-events.ts";
-import type { NativeChat } from "./types.ts";
 import type { ResponseSink } from "./upstream-call.ts";
 import type { TokenUsage } from "./usage.ts";
 
@@ -24,7 +21,7 @@ export interface NativeUsageReader {
  * event, whatever comes next), reading its usage on the way. The usage goes to the sink (`usage`) before the end, and
  * to `onSettled` once the call is over, however it ended.
  */
-class NativeUsageTap implements ResponseSink {
+export class NativeUsageTap implements ResponseSink {
   readonly #out: ResponseSink;
   readonly #reader: NativeUsageReader;
   readonly #onSettled: (usage: TokenUsage | undefined) => void;
@@ -77,24 +74,6 @@ class NativeUsageTap implements ResponseSink {
     this.#settled = true;
     this.#onSettled(usage);
   }
-}
-
-/**
- * A cloud backend's native chat: the call goes as written, its answer passes untouched, and the usage `reader` finds
- * in it is reported as this backend's (spend, budgets).
- */
-export function tappedNativeChat(
-  client: BackendHttpClient,
-  context: BackendContext,
-  backend: string,
-  reader: () => NativeUsageReader,
-): NativeChat["chat"] {
-  return (call, ids, sink) => {
-    const tap = new NativeUsageTap(sink, reader(), (usage) => {
-      if (usage) context.onUsage({ backend, model: call.model, usage, reported: true });
-    });
-    return client.dispatch(call.path, call.body, ids, tap, call.headers);
-  };
 }
 
 /** A JSON text's value, or undefined when it is not JSON. */

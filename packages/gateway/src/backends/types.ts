@@ -57,9 +57,10 @@ export interface ParsedChat {
 
 /**
  * The APIs besides OpenAI's chat completions that a backend type may speak natively: Anthropic's Messages on
- * anthropic backends, Ollama's chat and generate on ollama backends, OpenAI's Responses on openai backends.
+ * anthropic backends, Ollama's chat and generate on ollama backends, OpenAI's Responses on openai backends, OpenAI's
+ * text completions on the local OpenAI-compatible servers that serve them.
  */
-export type NativeApi = "anthropic-messages" | "ollama" | "openai-responses";
+export type NativeApi = "anthropic-messages" | "ollama" | "openai-responses" | "openai-completions";
 
 /** A request of a backend's own API, as its client wrote it. */
 interface NativeCall {
@@ -75,7 +76,6 @@ interface NativeCall {
 
 /** A backend's own API, for clients of that API: their requests go as they wrote them, the answers come back as is. */
 export interface NativeChat {
-  readonly api: NativeApi;
   /** Sends a call; the answer reaches `sink` as the provider wrote it, and its usage through `sink.usage`. */
   chat(call: NativeCall, ids: CallIds, sink: ResponseSink): UpstreamCall;
   /**
@@ -85,6 +85,8 @@ export interface NativeChat {
    */
   call?(call: Omit<NativeCall, "model">, ids: CallIds, signal: AbortSignal): Promise<UpstreamReply>;
 }
+
+export type NativeApis = { readonly [api in NativeApi]?: NativeChat };
 
 /** One backend protocol. Every type speaks OpenAI chat; they differ in discovery and embeddings. */
 export interface Backend {
@@ -99,8 +101,8 @@ export interface Backend {
    * caller has it, saves parsing the body again (a type that only reads it must not parse megabytes on the loop).
    */
   chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall;
-  /** The API the type speaks besides OpenAI's, if any (so thinking blocks and their signatures are kept). */
-  readonly native?: NativeChat;
+  /** The APIs the type speaks besides OpenAI's chat, if any (so thinking blocks and their signatures are kept). */
+  readonly natives?: NativeApis;
   /** Loading and unloading models, for the types whose server does it on demand (Ollama); absent otherwise. */
   readonly lifecycle?: ModelLifecycle;
   /** Computes embeddings and answers in OpenAI's format. */

@@ -83,8 +83,8 @@ export function chatJob(request: ChatRequest): DispatchJob {
       const backend = target.backend.name;
       const stream = request.stream;
       const native = request.native;
-      const speaks = target.backend.backend.native;
-      if (native !== undefined && speaks?.api === native.api) {
+      const speaks = native === undefined ? undefined : target.backend.backend.natives?.[native.api];
+      if (native !== undefined && speaks !== undefined) {
         const { res: out, dialect } = native;
         const attempt = new ChatAttempt({ backend, stream, headers, prepared, res: out, dialect });
         const body = bodyWithModel(native.value, native.raw, target.model);

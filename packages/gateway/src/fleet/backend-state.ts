@@ -38,15 +38,14 @@ export class BackendState {
   #successes = 0;
   readonly #firstSeen = new Map<string, number>();
 
+  /** The APIs the backend speaks besides OpenAI's chat (routing keeps the requests only they can serve for it). */
+  readonly nativeApis: ReadonlySet<NativeApi>;
+
   constructor(readonly backend: Backend) {
+    this.nativeApis = new Set(Object.keys(backend.natives ?? {}) as NativeApi[]);
     this.settings = backend.settings;
     this.name = backend.settings.name;
     this.slots = new ConcurrencySlots(backend.settings.maxConcurrent);
-  }
-
-  /** The API the backend speaks besides OpenAI's (routing keeps the requests only it can serve for it). */
-  get nativeApi(): NativeApi | undefined {
-    return this.backend.native?.api;
   }
 
   /** Attempts in flight now (what routing's capacity filter and load score read). */

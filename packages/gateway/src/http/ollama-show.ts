@@ -20,10 +20,8 @@ export async function showAtOllama(
   requestId: string,
 ): Promise<OllamaShow | undefined> {
   for (const state of backends) {
-    const native = state.backend.native;
-    if (!state.healthy || !state.modelsById.has(model) || native?.api !== "ollama" || native.call === undefined) {
-      continue;
-    }
+    const native = state.backend.natives?.ollama;
+    if (!state.healthy || !state.modelsById.has(model) || native?.call === undefined) continue;
     try {
       const call = { path: "/api/show", body, headers: {} };
       const reply = await native.call(call, { requestId }, AbortSignal.timeout(SHOW_TIMEOUT_MS));

@@ -38,8 +38,8 @@ export async function countAtProvider(
   const targets =
     decision.outcome === "route" ? decision.targets : decision.outcome === "at_capacity" ? decision.blocked : [];
   for (const target of targets) {
-    const native = target.backend.backend.native;
-    if (native?.api !== "anthropic-messages" || native.call === undefined) continue;
+    const native = target.backend.backend.natives?.["anthropic-messages"];
+    if (native?.call === undefined) continue;
     const call = {
       path: COUNT_PATH,
       body: bodyWithModel(json.value as Record<string, unknown>, json.raw, target.model),

@@ -17,6 +17,7 @@ import { JsonParseWorker } from "./parse-worker.ts";
 import { requestTracker, trackRequests } from "./request-log.ts";
 import { registerAnthropicRoutes } from "./routes/anthropic.ts";
 import { chatServer } from "./routes/chat.ts";
+import { registerCompletionsRoutes } from "./routes/completions.ts";
 import { refuseStrayUpgrades, registerDashboard } from "./routes/dashboard.ts";
 import { embeddingsServer } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
@@ -163,6 +164,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerAnthropicRoutes(app, context);
   registerOllamaRoutes(app, context);
   registerResponsesRoutes(app, context, context.responses);
+  registerCompletionsRoutes(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);

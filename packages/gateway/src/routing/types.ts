@@ -28,8 +28,8 @@ export interface Candidate {
   readonly pending: number;
   readonly probeLatencyMs: number | undefined;
   readonly modelsById: ReadonlyMap<string, ModelInfo>;
-  /** The API the backend speaks besides OpenAI's, if any. */
-  readonly nativeApi?: NativeApi | undefined;
+  /** The APIs the backend speaks besides OpenAI's chat. */
+  readonly nativeApis?: ReadonlySet<NativeApi> | undefined;
 }
 
 /** Machine-readable reasons a backend was excluded (X-Gateway-Rejection-Reasons). */

@@ -147,7 +147,10 @@ describe("routing", () => {
   });
 
   it("keeps a request only one API's backends can serve for them", () => {
-    const anthropic = { ...backend("claude", { m: {} }, { priority: 90 }), nativeApi: "anthropic-messages" as const };
+    const anthropic = {
+      ...backend("claude", { m: {} }, { priority: 90 }),
+      nativeApis: new Set(["anthropic-messages" as const]),
+    };
     const backends = [backend("compatible", { m: {} }, { priority: 10 }), anthropic];
     const decision = router().decide("m", { ...chat(), api: "anthropic-messages" }, fleet(backends));
     assert.equal(decision.outcome, "route");

@@ -1,5 +1,7 @@
-// The OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/embeddings, /v1/responses) as OpenAI, vLLM and
-// Ollama serve it.
+// The OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/responses) as
+// OpenAI, vLLM and Ollama serve it.
+
+import { completionsRoute } from "./completions-routes.ts";
 import {
   capabilitiesOf,
   countTokens,
@@ -243,5 +245,6 @@ export function openAiRoutes(flavor: Flavor): Array<[string, Handler]> {
     ["POST /v1/chat/completions", chat(flavor)],
     ["POST /v1/embeddings", embeddings()],
     ["POST /v1/responses", responsesRoute()],
+    ["POST /v1/completions", completionsRoute(flavor)],
   ];
 }

@@ -1,10 +1,10 @@
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import { tappedNativeChat } from "../native-usage-tap.ts";
+import { tappedNativeChat, wholeNativeCall } from "../native-calls.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
-import type { ModelInfo, NativeChat } from "../types.ts";
+import type { ModelInfo, NativeApis } from "../types.ts";
 import { toOpenAiError } from "./errors.ts";
 import { AnthropicUsageReader } from "./native-messages.ts";
 import { anthropicOptions } from "./options.ts";
@@ -42,11 +42,11 @@ export class AnthropicBackend extends TranslatedBackend {
    * signatures, cache points and whatever the API adds reach it and come back unchanged, which a round trip through
    * OpenAI's format would lose (a tool-use turn with thinking on is then refused by the API).
    */
-  readonly native: NativeChat = {
-    api: "anthropic-messages",
-    chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new AnthropicUsageReader()),
-    call: (call, ids, signal) =>
-      this.client.fetch("POST", call.path, call.body, { signal, ids, headers: call.headers }),
+  readonly natives: NativeApis = {
+    "anthropic-messages": {
+      chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new AnthropicUsageReader()),
+      call: wholeNativeCall(this.client),
+    },
   };
 
   /** GET /v1/models: free, unlike a 1-token message (Nexus probes with a paid call). */

@@ -1,7 +1,8 @@
 import type { Capability } from "../../config/types.ts";
 import { capabilitySet } from "../model-facts.ts";
+import { plainNativeChat, wholeNativeCall } from "../native-calls.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { CallIds, EmbeddingsCall, ModelInfo, ModelLifecycle, NativeChat, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ModelInfo, ModelLifecycle, NativeApis, UpstreamReply } from "../types.ts";
 import { ollamaLifecycle } from "./lifecycle.ts";
 import { OllamaCountsTap } from "./native-chat.ts";
 
@@ -22,12 +23,15 @@ export class OllamaBackend extends OpenAICompatibleBackend {
   /**
    * Ollama's own /api/chat and /api/generate, for the gateway's Ollama clients: `options` (num_ctx above all),
    * `think`, `keep_alive`, `raw`, `template`, `context` and the answer's own fields (thinking, durations, context)
-   * reach them unchanged, which OpenAI's format would lose.
+   * reach them unchanged, which OpenAI's format would lose; its /api/show for theirs. And its OpenAI-compatible text
+   * completions, suffix included.
    */
-  readonly native: NativeChat = {
-    api: "ollama",
-    chat: (call, ids, sink) => this.client.dispatch(call.path, call.body, ids, new OllamaCountsTap(sink)),
-    call: (call, ids, signal) => this.client.fetch("POST", call.path, call.body, { signal, ids }),
+  override readonly natives: NativeApis = {
+    ollama: {
+      chat: (call, ids, sink) => this.client.dispatch(call.path, call.body, ids, new OllamaCountsTap(sink)),
+      call: wholeNativeCall(this.client),
+    },
+    "openai-completions": { chat: plainNativeChat(this.client) },
   };
 
   override async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {

@@ -2,19 +2,25 @@ import type { BackendSettings } from "../../config/types.ts";
 import { BackendHttpClient } from "../http-client.ts";
 import { modelFromListEntry } from "../model-facts.ts";
 import type { BackendContext } from "../module.ts";
-import type { Backend, CallIds, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
+import { plainNativeChat } from "../native-calls.ts";
+import type { Backend, CallIds, EmbeddingsCall, ModelInfo, NativeApis, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 
-/** vLLM, llama.cpp server, LM Studio, exo and generic OpenAI-compatible servers: chat relayed byte for byte. */
+/**
+ * vLLM, llama.cpp server, LM Studio, exo and generic OpenAI-compatible servers: chat relayed byte for byte, and the
+ * text completions (code completion's API) of the servers that serve them.
+ */
 export class OpenAICompatibleBackend implements Backend {
   protected readonly client: BackendHttpClient;
+  readonly natives: NativeApis | undefined;
 
   constructor(
     readonly settings: BackendSettings,
     protected readonly context: BackendContext,
-    authHeaders?: Record<string, string>,
+    options: { authHeaders?: Record<string, string>; completions?: boolean } = {},
   ) {
-    this.client = new BackendHttpClient(settings, context.timeouts, authHeaders);
+    this.client = new BackendHttpClient(settings, context.timeouts, options.authHeaders);
+    this.natives = options.completions ? { "openai-completions": { chat: plainNativeChat(this.client) } } : undefined;
   }
 
   async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {

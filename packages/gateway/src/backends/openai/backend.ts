@@ -1,9 +1,9 @@
 import type { BackendSettings } from "../../config/types.ts";
 import type { ChatBody } from "../../request/chat.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
-import { tappedNativeChat } from "../native-usage-tap.ts";
+import { tappedNativeChat } from "../native-calls.ts";
 import { OpenAICompatibleBackend } from "../openai-compatible/backend.ts";
-import type { CallIds, EmbeddingsCall, NativeChat, ParsedChat, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, NativeApis, ParsedChat, UpstreamReply } from "../types.ts";
 import type { ResponseSink, UpstreamCall } from "../upstream-call.ts";
 import { ResponsesUsageReader } from "./native-responses.ts";
 import { openAiOptions } from "./options.ts";
@@ -24,7 +24,7 @@ function authHeaders(settings: BackendSettings): Record<string, string> {
  */
 export class OpenAiCloudBackend extends OpenAICompatibleBackend {
   constructor(settings: BackendSettings, context: BackendContext) {
-    super(settings, context, authHeaders(settings));
+    super(settings, context, { authHeaders: authHeaders(settings) });
   }
 
   /**
@@ -32,9 +32,10 @@ export class OpenAiCloudBackend extends OpenAICompatibleBackend {
    * at the gateway): reasoning items with their encrypted content, hosted tools and the models only that API serves
    * reach OpenAI, and its answer comes back unchanged.
    */
-  readonly native: NativeChat = {
-    api: "openai-responses",
-    chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new ResponsesUsageReader()),
+  override readonly natives: NativeApis = {
+    "openai-responses": {
+      chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new ResponsesUsageReader()),
+    },
   };
 
   override chat(body: string | Buffer, ids: CallIds, sink: ResponseSink, parsed?: ParsedChat): UpstreamCall {

@@ -6,7 +6,7 @@ function missing(
   context: FilterContext,
 ): { reason: RejectionReason; detail: string } | undefined {
   const needs = context.requirements;
-  if (needs.api !== undefined && candidate.nativeApi !== needs.api) {
+  if (needs.api !== undefined && !candidate.nativeApis?.has(needs.api)) {
     return { reason: "api_unsupported", detail: `the request holds what only ${needs.api} backends take` };
   }
   const model = candidate.modelsById.get(context.model);
