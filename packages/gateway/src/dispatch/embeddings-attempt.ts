@@ -1,6 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { PreparedHeaders } from "@switchboard/common";
-import { thrownMessage } from "@switchboard/common";
+import { type PreparedHeaders, thrownMessage } from "@switchboard/common";
 import { UpstreamUnreachable } from "../backends/network-errors.ts";
 import type { CallIds, EmbeddingsCall } from "../backends/types.ts";
 import type { BackendState } from "../fleet/backend-state.ts";

@@ -12,6 +12,8 @@ import { decideOnceProbed } from "./decide-once-probed.ts";
 import { routeControls } from "./route-controls.ts";
 
 const COUNT_PATH = "/v1/messages/count_tokens";
+/** A count is a small call: a backend that takes longer is passed over for the local count. */
+const COUNT_TIMEOUT_MS = 10_000;
 
 export interface ProviderCount {
   /** The backend that counted. */
@@ -56,6 +58,3 @@ export async function countAtProvider(
   }
   return undefined;
 }
-
-/** A count is a small call: a backend that takes longer is passed over for the local count. */
-const COUNT_TIMEOUT_MS = 10_000;

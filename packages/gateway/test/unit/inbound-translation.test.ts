@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { fromMessagesRequest } from "../../src/inbound/anthropic/request.ts";
 import { AnthropicStream } from "../../src/inbound/anthropic/stream.ts";
-import { fromOllamaChat } from "../../src/inbound/ollama/request.ts";
+import { fromOllamaChat, fromOllamaGenerate } from "../../src/inbound/ollama/request.ts";
 import { ChunkReader } from "../../src/inbound/openai-answer.ts";
 import { fromResponsesRequest } from "../../src/inbound/responses/request.ts";
 import { MemoryResponseStore } from "../../src/inbound/responses/store.ts";
@@ -123,6 +123,56 @@ describe("inbound translations keep every message and tool call, in order", () =
         }
       }),
     );
+  });
+});
+
+describe("what only a provider's own API takes", () => {
+  it("Responses: hosted and custom tools, their calls and files by id are listed, the rest translated", () => {
+    const translated = body(
+      fromResponsesRequest({
+        model: "m",
+        store: false,
+        input: [
+          {
+            role: "user",
+            content: [
+              { type: "input_text", text: "hi" },
+              { type: "input_file", file_id: "file-1" },
+            ],
+          },
+          { type: "web_search_call", id: "ws_1", status: "completed" },
+          { type: "custom_tool_call", call_id: "c1", name: "apply_patch", input: "*** Begin Patch" },
+        ],
+        tools: [{ type: "function", name: "f" }, { type: "web_search" }, { type: "custom", name: "apply_patch" }],
+        tool_choice: { type: "web_search" },
+      }),
+    );
+    assert.deepEqual(translated.untranslated, [
+      'input[0].content[1]: "input_file" by file id',
+      'input[1]: a "web_search_call" item',
+      'input[2]: a "custom_tool_call" item',
+      'tools[1]: the "web_search" tool',
+      'tools[2]: the "custom" tool',
+      'tool_choice: the "web_search" tool',
+    ]);
+    assert.deepEqual(translated.body.tools, [{ type: "function", function: { name: "f" } }]);
+    assert.deepEqual(translated.body.messages, [{ role: "user", content: [{ type: "text", text: "hi" }] }]);
+    assert.deepEqual(body(fromResponsesRequest({ model: "m", input: "plain" })).untranslated, []);
+  });
+
+  it("Responses: what is malformed is still refused", () => {
+    for (const bad of [{ tools: [{ name: "f" }] }, { input: [{ type: 5 }] }, { tool_choice: 5 }]) {
+      assert.ok(fromResponsesRequest({ model: "m", input: "x", ...bad }) instanceof ApiError, JSON.stringify(bad));
+    }
+  });
+
+  it("Ollama generate: a suffix, raw or a template", () => {
+    const only = (extra: Record<string, unknown>) =>
+      body(fromOllamaGenerate({ model: "m", prompt: "p", ...extra })).nativeOnly;
+    assert.equal(only({ suffix: "s" }), "suffix (fill-in-the-middle)");
+    assert.match(String(only({ raw: true })), /^raw/);
+    assert.match(String(only({ template: "{{ .Prompt }}" })), /^template/);
+    assert.equal(only({ suffix: "" }), undefined);
   });
 });
 
