@@ -304,6 +304,28 @@ describe("files relayed between platforms", () => {
     assert.ok(!bridge.process.output.includes("xoxb-"), "no Slack token in the logs");
   });
 
+  it("relays Telegram's stickers, voice notes, videos, audio and animations like its photos", async () => {
+    const w = await world(teardown);
+    await startBridgeProcess(w.toml(""), teardown);
+    const sent = [
+      { kind: "sticker", name: "AgAD.webp", relayed: "sticker.webp" },
+      { kind: "voice", name: "rec.oga", relayed: "voice.ogg" },
+      { kind: "video_note", name: "round.mp4", relayed: "video_note.mp4" },
+      { kind: "video", name: "clip.mp4", relayed: "clip.mp4" },
+      { kind: "audio", name: "song.mp3", relayed: "song.mp3" },
+      { kind: "animation", name: "dance.gif.mp4", relayed: "dance.gif.mp4" },
+    ] as const;
+    for (const [index, file] of sent.entries()) {
+      const data = Buffer.from(`${file.kind} bytes ${index}`);
+      w.tina.sendFile(w.chat, { name: file.name, data, kind: file.kind });
+      const copy = await w.discord.sent.waitFor((a) => a.message.attachments[0]?.filename === file.relayed, {
+        ...WAIT,
+        what: `the ${file.kind} on Discord`,
+      });
+      assert.deepEqual(w.discord.attachment(copy.message.attachments[0]?.url ?? ""), data, file.kind);
+    }
+  });
+
   it("sends the file's link where the destination refuses the upload (Slack's upload service: 413)", async () => {
     const w = await world(teardown, { slackMaxUpload: 4 });
     const bridge = await startBridgeProcess(w.toml(""), teardown);

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import type { Teardown } from "../process.ts";
 import { Inbox } from "./inbox.ts";
 import { BotApiError, notFound, tooManyRequests, unauthorized } from "./telegram/bot-api-error.ts";
-import { mediaFields, readMultipart } from "./telegram/files.ts";
+import { type MediaKind, mediaFields, readMultipart } from "./telegram/files.ts";
 import type { MessageEntity } from "./telegram/formatting.ts";
 import { type BotAction, Described, METHODS, type Params } from "./telegram/methods.ts";
 import { entityTooLarge, type UploadLimitOptions, UploadLimits, type UploadRefusal } from "./telegram/upload-limits.ts";
@@ -36,8 +36,14 @@ export interface TelegramUser {
   readonly user: User;
   /** Posts a message (a channel post in a channel); returns its message id. */
   say(chatId: number, text: string, options?: SayOptions): number;
-  /** Posts a photo (a picture's name: .png, .jpg...) or else a document, with an optional caption. */
-  sendFile(chatId: number, file: { name: string; data: Buffer; caption?: string; asDocument?: boolean }): number;
+  /**
+   * Posts a file with an optional caption: as `kind` says (a voice note, a sticker...), else a photo for a picture's
+   * name (.png, .jpg...) unless `asDocument`, else a document.
+   */
+  sendFile(
+    chatId: number,
+    file: { name: string; data: Buffer; caption?: string; asDocument?: boolean; kind?: MediaKind },
+  ): number;
   edit(chatId: number, messageId: number, text: string, entities?: MessageEntity[]): void;
   /** Deletes a message; bots are not told (the Bot API has no such update for groups). */
   delete(chatId: number, messageId: number): void;
@@ -286,10 +292,10 @@ export async function startTelegramSimulator(
           ...(replyTo !== undefined ? { reply_to: replyTo } : thread !== undefined ? { reply_to: thread } : {}),
         }).message_id;
       },
-      sendFile(chatId, { name, data, caption, asDocument }) {
+      sendFile(chatId, { name, data, caption, asDocument, kind: asked }) {
         const chat = chatOf(chatId);
         if (!chat.members.has(user.id)) throw new Error(`${user.first_name} is not in chat ${chatId}`);
-        const kind = !asDocument && /\.(png|jpe?g|gif|webp)$/i.test(name) ? "photos" : "documents";
+        const kind = asked ?? (!asDocument && /\.(png|jpe?g|gif|webp)$/i.test(name) ? "photo" : "document");
         const stored = world.files.add(name, data, kind);
         return world.post(chat, {
           ...authored(chat),

@@ -133,15 +133,37 @@ function readMessage(value: unknown, depth = 0): TgMessage | string {
   return message;
 }
 
-/** A document, or the largest size of a photo (Telegram names photos by their id: "photo.jpg" here). */
+/**
+ * The file a message carries, as Matterbridge relays them: a sticker, a voice note, a video (a round video note too),
+ * an audio file, a document (an animation comes with one), or a photo's largest size. Telegram names only documents,
+ * audio, videos and animations; the others are named for their kind here ("photo.jpg", "voice.ogg", "sticker.webp").
+ */
 function readFile(raw: JsonObject): TgFile | undefined {
-  const document = objectOf(raw.document);
-  const photo = listOf(raw.photo, objectOf)?.at(-1);
-  const chosen = document ?? photo;
-  const fileId = stringOf(chosen?.file_id);
-  if (chosen === undefined || fileId === undefined || fileId === "") return undefined;
-  const name = document === undefined ? "photo.jpg" : (stringOf(document.file_name) ?? "document");
-  return { fileId, name, size: integerOf(chosen.file_size) ?? 0 };
+  for (const [field, unnamed] of FILE_FIELDS) {
+    const chosen = field === "photo" ? listOf(raw.photo, objectOf)?.at(-1) : objectOf(raw[field]);
+    if (chosen === undefined) continue;
+    const fileId = stringOf(chosen.file_id);
+    if (fileId === undefined || fileId === "") return undefined;
+    const name = stringOf(chosen.file_name) || (field === "sticker" ? stickerName(chosen) : unnamed);
+    return { fileId, name, size: integerOf(chosen.file_size) ?? 0 };
+  }
+  return undefined;
+}
+
+/** The fields that carry a file, in the order they are looked for, with the name of one Telegram leaves unnamed. */
+const FILE_FIELDS: ReadonlyArray<[string, string]> = [
+  ["sticker", "sticker.webp"],
+  ["voice", "voice.ogg"],
+  ["video_note", "video_note.mp4"],
+  ["video", "video.mp4"],
+  ["audio", "audio.mp3"],
+  ["document", "document"],
+  ["photo", "photo.jpg"],
+];
+
+/** A sticker is a WebP picture, a gzipped Lottie animation (.tgs) or a WebM video. */
+function stickerName(sticker: JsonObject): string {
+  return sticker.is_animated === true ? "sticker.tgs" : sticker.is_video === true ? "sticker.webm" : "sticker.webp";
 }
 
 /** The text as a string; undefined when absent, null when it has a type no text has. */

@@ -18,18 +18,33 @@ export interface StoredFile {
   data: Buffer;
 }
 
+/** What a message may carry, by the field the Bot API names it with. */
+export type MediaKind = "photo" | "document" | "voice" | "audio" | "video" | "video_note" | "animation" | "sticker";
+
+/** The folder of a file_path, by kind, as the Bot API's paths read ("photos/file_3.jpg", "voice/file_4.oga"). */
+const FOLDERS: Record<MediaKind, string> = {
+  photo: "photos",
+  document: "documents",
+  voice: "voice",
+  audio: "music",
+  video: "videos",
+  video_note: "video_notes",
+  animation: "animations",
+  sticker: "stickers",
+};
+
 export class FileStore {
   readonly #byId = new Map<string, StoredFile>();
   readonly #byPath = new Map<string, StoredFile>();
   #next = 0;
 
-  add(name: string, data: Buffer, kind: "photos" | "documents"): StoredFile {
+  add(name: string, data: Buffer, kind: MediaKind): StoredFile {
     this.#next++;
     const ext = /\.[A-Za-z0-9]{1,8}$/.exec(name)?.[0] ?? "";
     const file: StoredFile = {
       file_id: `AgAC${randomBytes(12).toString("base64url")}`,
       file_unique_id: `AQAD${this.#next}`,
-      file_path: `${kind}/file_${this.#next}${ext}`,
+      file_path: `${FOLDERS[kind]}/file_${this.#next}${ext}`,
       name,
       data,
     };
@@ -51,12 +66,36 @@ export function isUploadedFile(value: unknown): value is UploadedFile {
   return typeof value === "object" && value !== null && Buffer.isBuffer((value as { data?: unknown }).data);
 }
 
-/** The message fields of a photo (its sizes; one here) or a document. */
-export function mediaFields(file: StoredFile, kind: "photos" | "documents"): Record<string, unknown> {
+/**
+ * The message fields of each kind, as the Bot API sends them: a photo's sizes (one here); a document, audio, video
+ * or animation with its name; a voice note, a round video note or a sticker without one. An animation (a GIF) comes
+ * with a `document` too, for clients that predate animations.
+ */
+export function mediaFields(file: StoredFile, kind: MediaKind): Record<string, unknown> {
   const common = { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: file.data.length };
-  return kind === "photos"
-    ? { photo: [{ ...common, width: 640, height: 480 }] }
-    : { document: { ...common, file_name: file.name, mime_type: "application/octet-stream" } };
+  const named = { ...common, file_name: file.name };
+  switch (kind) {
+    case "photo":
+      return { photo: [{ ...common, width: 640, height: 480 }] };
+    case "voice":
+      return { voice: { ...common, duration: 3, mime_type: "audio/ogg" } };
+    case "audio":
+      return { audio: { ...named, duration: 180, mime_type: "audio/mpeg", title: file.name } };
+    case "video":
+      return { video: { ...named, width: 640, height: 360, duration: 10, mime_type: "video/mp4" } };
+    case "video_note":
+      return { video_note: { ...common, length: 240, duration: 5 } };
+    case "animation": {
+      const animation = { ...named, width: 320, height: 240, duration: 2, mime_type: "video/mp4" };
+      return { animation, document: { ...named, mime_type: "video/mp4" } };
+    }
+    case "sticker": {
+      const format = { is_animated: file.name.endsWith(".tgs"), is_video: file.name.endsWith(".webm") };
+      return { sticker: { ...common, type: "regular", width: 512, height: 512, ...format, emoji: "\u{1F642}" } };
+    }
+    default:
+      return { document: { ...named, mime_type: "application/octet-stream" } };
+  }
 }
 
 /**

@@ -307,14 +307,13 @@ const sendMedia =
     if (upload.data.length === 0) throw badRequest("file must be non-empty");
     const refused = context.uploads.check(method, upload);
     if (refused !== undefined) throw refused;
-    const kind = field === "photo" ? "photos" : "documents";
-    const stored = world.files.add(upload.name, upload.data, kind);
+    const stored = world.files.add(upload.name, upload.data, field);
     const caption = string(params, "caption");
     const threadId = integer(params, "message_thread_id");
     const message = world.post(chat, {
       from: bot.user,
       ...(caption === undefined || caption === "" ? {} : { caption }),
-      media: mediaFields(stored, kind),
+      media: mediaFields(stored, field),
       file: { id: stored.file_id, name: upload.name, size: upload.data.length },
       ...(threadId === undefined ? {} : { message_thread_id: threadId, is_topic_message: true }),
     });
