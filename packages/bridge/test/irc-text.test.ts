@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { decodeIrc, encodeIrcAsLatin1, isKnownCharset } from "../src/accounts/irc/charset.ts";
 import { expandRunCommand } from "../src/accounts/irc/commands.ts";
 import { colorNick, stripIrcFormatting } from "../src/accounts/irc/formatting.ts";
+import { usersMessages } from "../src/accounts/irc/inbound.ts";
 import { stripMarkdown } from "../src/accounts/irc/strip-markdown.ts";
 
 describe("stripIrcFormatting", () => {
@@ -115,6 +116,25 @@ describe("stripMarkdown", () => {
         const stripped = stripMarkdown(text);
         if (!text.includes("](")) assert.ok(stripped.length <= text.length);
       }),
+    );
+  });
+});
+
+describe("usersMessages (the answer to !users)", () => {
+  it("lists every nick once, sorted, at most 300 a post", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), { maxLength: 700 }), (nicks) => {
+        const posts = usersMessages(nicks, "#main", "bot");
+        assert.equal(posts.length, Math.ceil(nicks.length / 300));
+        const listed = posts.flatMap((post) => {
+          assert.ok(post.text.endsWith(" currently on IRC"));
+          assert.equal(post.username, "bot");
+          assert.equal(post.channel, "#main");
+          return post.text.slice(0, -" currently on IRC".length).split(", ");
+        });
+        assert.deepEqual(listed, [...nicks].sort());
+      }),
+      { numRuns: 50 },
     );
   });
 });

@@ -105,6 +105,18 @@ enable = true
     assert.equal(line.nick, "bridgebot");
   });
 
+  it("answers Matterbridge's !users with the channel's nicks, from the bridge's own nick", async () => {
+    const from = stream.items.length;
+    const answer = await post(api, { text: "!users", username: "bob", gateway: "main" });
+    assert.equal(answer.status, 200);
+    await alice.waitForMessage("#main", "!users");
+    const users = await apiMessage((m) => m.text.endsWith("currently on IRC"), from);
+    assert.equal(users.text, "alice, bridgebot, carol currently on IRC");
+    assert.equal(users.username, "bridgebot@irc");
+    assert.equal(users.gateway, "main");
+    assert.equal(users.channel, "#Main");
+  });
+
   it("relays /me actions both ways", async () => {
     alice.action("#main", "waves");
     const got = await apiMessage((m) => m.text === "waves" && m.event === "user_action");

@@ -74,3 +74,20 @@ export function topicMessage(nick: string, channel: string, topic: string): Mess
     event: Events.topicChange,
   });
 }
+
+/** Names in one answer to `!users` at most (Matterbridge's 300: four a row, 75 rows). */
+const NAMES_PER_POST = 300;
+
+/**
+ * The answer to Matterbridge's `!users` (a message of just that text relayed to IRC): the channel's nicks, sorted,
+ * as "alice, bob currently on IRC", from the bridge's own nick, in posts of at most 300 names.
+ */
+export function usersMessages(nicks: readonly string[], channel: string, ownNick: string): Message[] {
+  const sorted = [...nicks].sort();
+  const posts: Message[] = [];
+  for (let at = 0; at < sorted.length; at += NAMES_PER_POST) {
+    const text = `${sorted.slice(at, at + NAMES_PER_POST).join(", ")} currently on IRC`;
+    posts.push(emptyMessage({ text, channel, username: ownNick }));
+  }
+  return posts;
+}

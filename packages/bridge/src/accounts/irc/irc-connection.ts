@@ -21,6 +21,7 @@ import {
   type TextKind,
   textMessage,
   topicMessage,
+  usersMessages,
 } from "./inbound.ts";
 import type { IRC_KEYS } from "./keys.ts";
 import { type RefusedLine, refuseUnsafeLines } from "./line-guard.ts";
@@ -106,6 +107,8 @@ export class IrcConnection implements Connection {
   readonly sendBatch: ((deliveries: readonly Delivery[]) => Promise<string[]>) | undefined;
   /** The lines of single sends in one turn leave together (a burst's first messages, before the queue batches). */
   readonly #turnCork = new TurnCork();
+  /** Channels (case-folded) whose NAMES list was asked for by `!users`: its answer goes to the gateway. */
+  readonly #usersAsked = new Set<string>();
 
   constructor(config: AccountConfig<typeof IRC_KEYS>, context: ConnectionContext) {
     this.#settings = config.settings;
@@ -328,6 +331,7 @@ export class IrcConnection implements Connection {
     const start = this.#progress.get(delivery) ?? 0;
     if (lines.length - start <= 0) return "";
     const client = this.#liveClient();
+    this.#askUsers(client, delivery);
     if (this.#twitch) return this.#sendLines(client, delivery, lines, start);
     if (lines.length - start === 1)
       return this.#write(client, delivery.channel, lines[start] as IrcLine).then(() => "");
@@ -342,6 +346,7 @@ export class IrcConnection implements Connection {
     const client = this.#liveClient();
     const raw: string[] = [];
     for (const delivery of deliveries) {
+      this.#askUsers(client, delivery);
       const lines = ircLines(delivery, this.#settings);
       for (let index = this.#progress.get(delivery) ?? 0; index < lines.length; index++) {
         raw.push(this.#rawLine(delivery.channel, lines[index] as IrcLine));
@@ -350,6 +355,17 @@ export class IrcConnection implements Connection {
     await writeCorked(client, raw, this.#refusedLine);
     for (const delivery of deliveries) this.#progress.delete(delivery);
     return deliveries.map(() => "");
+  }
+
+  /**
+   * Matterbridge's `!users`: a message of just that text, relayed to the channel as any other, also asks the server
+   * who is there (NAMES); the answer goes back to the gateway (see the userlist listener). Asked once per delivery,
+   * not again when a failed send is retried.
+   */
+  #askUsers(client: Client, delivery: Delivery): void {
+    if (delivery.message.text.trim() !== "!users" || this.#progress.has(delivery)) return;
+    this.#usersAsked.add(client.caseLower(delivery.channel));
+    client.raw("NAMES", delivery.channel);
   }
 
   /** Several lines: the queue paced the first; each further one waits for its own MessageDelay slot. */
@@ -491,10 +507,13 @@ export class IrcConnection implements Connection {
     on("notice", onText("notice"));
 
     on("userlist", (event) => {
-      roster.setMembers(
-        event.channel,
-        event.users.map((user) => user.nick),
-      );
+      const nicks = event.users.map((user) => user.nick);
+      roster.setMembers(event.channel, nicks);
+      const folded = client.caseLower(event.channel);
+      const channel = this.#joined.get(folded);
+      if (!this.#usersAsked.delete(folded) || channel === undefined) return;
+      const decoded = nicks.map((nick) => wire.decode(nick));
+      for (const message of usersMessages(decoded, channel, client.user.nick)) this.#receive(message);
     });
     on("join", (event) => {
       roster.add(event.channel, event.nick);
