@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { webhookUsername } from "../src/accounts/discord/discord-connection.ts";
-import { asAction, readableContent } from "../src/accounts/discord/inbound.ts";
+import { asAction, memberMessages, readableContent } from "../src/accounts/discord/inbound.ts";
 import { replaceMentions, splitMessage } from "../src/accounts/discord/outbound.ts";
 
 describe("discord text", () => {
@@ -48,5 +48,25 @@ describe("discord text", () => {
     assert.equal(webhookUsername("Clyde"), "Cl\u200byde");
     assert.equal(webhookUsername("  "), "unknown");
     assert.equal(webhookUsername("x".repeat(100)).length, 80);
+  });
+});
+
+describe("memberMessages (server joins and leaves)", () => {
+  it("one message per gateway the account relays from, with its first channel there", () => {
+    const memberships = [
+      { gateway: "a", channel: "general", direction: "inout" },
+      { gateway: "a", channel: "random", direction: "in" },
+      { gateway: "b", channel: "news", direction: "out" },
+      { gateway: "c", channel: "random", direction: "in" },
+    ];
+    const messages = memberMessages("Carol", false, memberships);
+    assert.deepEqual(
+      messages.map((m) => [m.gateway, m.channel, m.text, m.username, m.event]),
+      [
+        ["a", "general", "Carol leaves", "system", "join_leave"],
+        ["c", "random", "Carol leaves", "system", "join_leave"],
+      ],
+    );
+    assert.equal(memberMessages("Carol", true, memberships)[0]?.text, "Carol joins");
   });
 });

@@ -146,3 +146,25 @@ describe("discord account with the Discord simulator", () => {
     assert.deepEqual(simulator.unhandled, []);
   });
 });
+
+describe("discord members joining and leaving the server", () => {
+  const teardown = suiteTeardown();
+
+  it("relays them once per gateway as join_leave, by server nickname, to a destination with ShowJoinPart", async () => {
+    const simulator = await startDiscordSimulator(teardown, { channels: ["general", "random"] });
+    const config = discordConfig(simulator).replace("[api.local]", "[api.local]\nShowJoinPart = true");
+    const bridge = await startBridge(config, teardown);
+    const stream = await openStream(bridge.url("api.local"));
+    teardown.after(() => stream.close());
+    const carol = simulator.addUser("carol", { nick: "Carol C." });
+    const joined = await apiMessage(stream, (m) => m.event === "join_leave");
+    assert.equal(joined.text, "Carol C. joins");
+    assert.equal(joined.username, "system@discord");
+    assert.equal(joined.gateway, "main");
+    carol.leave();
+    const left = await apiMessage(stream, (m) => m.text === "Carol C. leaves");
+    assert.equal(left.event, "join_leave");
+    // Both channels of the account are in the one gateway: each event came once.
+    assert.equal(stream.items.filter((m) => m.event === "join_leave").length, 2);
+  });
+});

@@ -80,6 +80,8 @@ export interface DiscordHuman {
   edit(messageId: string, content: string): MessageObject;
   /** Deletes one of their messages (MESSAGE_DELETE). */
   delete(messageId: string): void;
+  /** Leaves the server (GUILD_MEMBER_REMOVE: the guild and the user, as Discord sends it). */
+  leave(): void;
 }
 
 export interface DiscordSimulator {
@@ -349,6 +351,10 @@ function human(
       const message = own(messageId);
       world.messages.delete(messageId);
       gateway.dispatch("MESSAGE_DELETE", { id: message.id, channel_id: message.channel_id, guild_id: world.guildId });
+    },
+    leave() {
+      world.members.delete(member.user.id);
+      gateway.dispatch("GUILD_MEMBER_REMOVE", { guild_id: world.guildId, user: member.user });
     },
   };
 }

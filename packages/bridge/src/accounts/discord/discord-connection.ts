@@ -14,6 +14,8 @@ import {
   Events,
   GatewayIntentBits,
   type Guild,
+  type GuildMember,
+  type PartialGuildMember,
   type PartialMessage,
   Partials,
   type TextChannel,
@@ -36,7 +38,7 @@ import { Events as BridgeEvents, emptyMessage, PARENT_NOT_FOUND } from "../../me
 import { MalformedEvents } from "../malformed-events.ts";
 import { RefusedUploads, refusedFileLine } from "../upload-fallback.ts";
 import { isUnknownMessage, loginError, sendError } from "./errors.ts";
-import { bridgedMessage, deleteMessage, inboundText, type NameLookup } from "./inbound.ts";
+import { bridgedMessage, deleteMessage, inboundText, memberMessages, type NameLookup } from "./inbound.ts";
 import type { DISCORD_KEYS } from "./keys.ts";
 import { allowedMentions, discordText, replaceMentions, splitMessage, WEBHOOK_USERNAME_MAX } from "./outbound.ts";
 import { guardPackets } from "./packet-guard.ts";
@@ -97,7 +99,8 @@ export class DiscordConnection implements Connection {
     const client = new Client({
       intents,
       // Edits and deletes of messages sent before the bot connected arrive as partial messages.
-      partials: [Partials.Message],
+      // A member who leaves and was never cached arrives as a partial member (with its user).
+      partials: [Partials.Message, Partials.GuildMember],
       rest: { api: settings.ApiURL.replace(/\/+$/, ""), rejectOnRateLimit: () => true, makeRequest },
       allowedMentions: this.#mentions,
     });
@@ -332,6 +335,14 @@ export class DiscordConnection implements Connection {
         if (channel !== undefined) this.#context.receive(deleteMessage(message.id, channel));
       }
     });
+    const onMember = (joined: boolean) => (member: GuildMember | PartialGuildMember) => {
+      if (this.#settings.NoSendJoinPart || member.guild.id !== this.#guild?.id) return;
+      if (member.user.id === client.user?.id) return;
+      const name = member.nickname || member.user.username;
+      for (const message of memberMessages(name, joined, this.#context.memberships)) this.#context.receive(message);
+    };
+    client.on(Events.GuildMemberAdd, onMember(true));
+    client.on(Events.GuildMemberRemove, onMember(false));
     client.on(Events.TypingStart, (typing: Typing) => {
       if (!this.#settings.ShowUserTyping || typing.user.id === client.user?.id) return;
       const channel = this.#names.get(typing.channel.id);

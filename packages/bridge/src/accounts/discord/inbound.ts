@@ -95,3 +95,24 @@ export function bridgedMessage(input: InboundMessage): Message {
 export function deleteMessage(id: string, channel: string): Message {
   return emptyMessage({ id, channel, event: Events.msgDelete });
 }
+
+/**
+ * A member joining or leaving the server, as Matterbridge words it ("alice joins", "alice leaves": the server
+ * nickname, else the user name), from "system". Such an event belongs to no channel: it goes into each gateway the
+ * account relays from once, with that gateway's first channel of the account (`memberships`).
+ */
+export function memberMessages(
+  name: string,
+  joined: boolean,
+  memberships: readonly { gateway: string; channel: string; direction: string }[],
+): Message[] {
+  const seen = new Set<string>();
+  const messages: Message[] = [];
+  for (const { gateway, channel, direction } of memberships) {
+    if (direction === "out" || seen.has(gateway)) continue;
+    seen.add(gateway);
+    const text = `${name} ${joined ? "joins" : "leaves"}`;
+    messages.push(emptyMessage({ text, channel, gateway, username: "system", event: Events.joinLeave }));
+  }
+  return messages;
+}

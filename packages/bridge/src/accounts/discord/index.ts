@@ -10,7 +10,7 @@ export const discordProtocol = defineProtocol({
   keys: DISCORD_KEYS,
   // Discord shows typing notifications (Matterbridge: slack and discord).
   capabilities: { userTyping: true, uploads: true },
-  unsupportedKeys: ["DebugLevel", "NoSendJoinPart"],
+  unsupportedKeys: ["DebugLevel"],
   validate(settings) {
     const problems: string[] = [];
     if (settings.Server.trim() === "" || settings.Server.trim() === "ID:") {

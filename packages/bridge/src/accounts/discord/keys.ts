@@ -24,6 +24,7 @@ export const DISCORD_KEYS = {
     description: 'which mentions may ping: any of "everyone" (also @here), "roles", "users"; unset: users only',
   }),
   ShowEmbeds: key.boolean({ default: false, description: "relay the title, description and URL of embeds" }),
+  NoSendJoinPart: key.boolean({ default: false, description: "do not relay members joining and leaving the server" }),
   UseLocalAvatar: key.strings({
     default: [],
     description: "source protocols or accounts whose users get the avatar of the Discord member with the same name",
