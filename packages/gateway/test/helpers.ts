@@ -5,6 +5,14 @@ import { type RunningGateway, startGateway } from "../src/gateway.ts";
 import { parseConfigText } from "../src/load-config.ts";
 import type { EventOf, EventType } from "../src/telemetry/events.ts";
 
+/**
+ * Routing for the tests that fail a backend on purpose and watch where requests go: by priority alone, two retries,
+ * the failed backend quickly healthy again and never excluded for its error rate.
+ */
+export const FAILOVER_ROUTING =
+  '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
+  "[quality]\nmin_requests = 1000\n";
+
 /** A `[[backends]]` entry for TOML. */
 export function backendToml(name: string, url: string, type = "vllm", extra = ""): string {
   return `[[backends]]\nname = "${name}"\nurl = "${url}"\ntype = "${type}"\n${extra}\n`;

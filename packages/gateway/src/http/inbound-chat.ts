@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { NativeApi } from "../backends/types.ts";
+import type { AnswerDialect } from "../dispatch/answer-dialect.ts";
 import { chatJob, type NativeRequest } from "../dispatch/chat.ts";
 import { modelNotFound, noAvailableBackend } from "../dispatch/route-errors.ts";
 import type { AnswerFormat } from "../inbound/translating-writer.ts";
 import { TranslatingWriter } from "../inbound/translating-writer.ts";
 import { countPromptTokens } from "../policy/tokens.ts";
+import type { JsonBody } from "../request/body.ts";
 import type { ChatBody } from "../request/chat.ts";
 import { ApiError, invalidRequest } from "../request/errors.ts";
 import { factsOf } from "../request/facts.ts";
@@ -114,6 +116,17 @@ function mayUseCloud(decision: RouteDecision): boolean {
 }
 
 const isApiRejection = (rejection: Rejection) => rejection.reason === "api_unsupported";
+
+/** A request as its client wrote it, for the backends that speak its API (they answer the client as is). */
+export function asWritten(
+  api: NativeApi,
+  path: string,
+  json: JsonBody | undefined,
+  dialect: AnswerDialect,
+  headers: Readonly<Record<string, string>> = {},
+): Omit<NativeRequest, "res"> {
+  return { api, path, value: (json?.value ?? {}) as Record<string, unknown>, raw: json?.raw, headers, dialect };
+}
 
 /** 400: what the request holds only backends of its own API take, and none of the model's backends is one. */
 function untranslatable(what: string, api: NativeApi, requested: string): ApiError {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
-import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
+import { backendToml, Closers, FAILOVER_ROUTING, http, postJson, sseData, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
 
 const weather = {
@@ -447,9 +447,7 @@ describe("Anthropic Messages to anthropic backends: failover and a broken stream
     // An OpenAI-compatible server with the same model name, behind the anthropic backend by priority.
     compatible = await startFakeOpenAI({ models: [{ id: "claude-haiku-4-5" }] });
     const gateway = await startTestGateway(
-      // The tests fail the anthropic backend on purpose: quickly healthy again, never excluded for its error rate.
-      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
-        "[quality]\nmin_requests = 1000\n" +
+      FAILOVER_ROUTING +
         backendToml("claude", primary.url, "anthropic", 'api_key_env = "K"\npriority = 10') +
         backendToml("compatible", compatible.url, "vllm", "priority = 90"),
       closers,

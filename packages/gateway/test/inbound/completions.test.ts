@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from "@switchboard/testkit";
 import fc from "fast-check";
 import OpenAI from "openai";
-import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
+import { backendToml, Closers, FAILOVER_ROUTING, http, postJson, sseData, startTestGateway } from "../helpers.ts";
 
 describe("OpenAI text completions through the gateway (openai SDK)", () => {
   let vllm: FakeLlmServer;
@@ -25,7 +25,7 @@ describe("OpenAI text completions through the gateway (openai SDK)", () => {
     const standby = await startFakeOpenAI({ models: [{ id: "qwen2.5-coder" }] });
     closers.after(() => standby.close());
     const gateway = await startTestGateway(
-      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[quality]\nmin_requests = 1000\n' +
+      FAILOVER_ROUTING +
         backendToml("vllm", vllm.url, "vllm", "priority = 10") +
         backendToml("standby", standby.url, "llamacpp", "priority = 50") +
         backendToml("box", ollama.url, "ollama") +

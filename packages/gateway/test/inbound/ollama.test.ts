@@ -11,7 +11,7 @@ import {
   waitUntil,
 } from "@switchboard/testkit";
 import { Ollama } from "ollama";
-import { backendToml, Closers, http, postJson, startTestGateway } from "../helpers.ts";
+import { backendToml, Closers, FAILOVER_ROUTING, http, postJson, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
 
 const weatherTool = {
@@ -357,8 +357,7 @@ describe("Ollama's generate with what only Ollama does: fill-in-the-middle, raw,
     // it serves.
     compatible = await startFakeOpenAI({ models: [{ id: "qwen2.5-coder" }, { id: "starcoder2" }] });
     const gateway = await startTestGateway(
-      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
-        "[quality]\nmin_requests = 1000\n" +
+      FAILOVER_ROUTING +
         backendToml("box", ollama.url, "ollama", "priority = 10") +
         backendToml("compatible", compatible.url, "vllm", "priority = 90"),
       closers,

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, startFakeAnthropic, startFakeOpenAI, waitUntil } from "@switchboard/testkit";
 import OpenAI from "openai";
-import { backendToml, Closers, http, postJson, sseData, startTestGateway } from "../helpers.ts";
+import { backendToml, Closers, FAILOVER_ROUTING, http, postJson, sseData, startTestGateway } from "../helpers.ts";
 import { assertCounted } from "./counts.ts";
 
 const weather = {
@@ -233,8 +233,7 @@ describe("OpenAI Responses to an openai backend: as the client wrote it, when it
     // An OpenAI-compatible server with gpt-5 too, behind OpenAI by priority.
     compatible = await startFakeOpenAI({ models: [{ id: "gpt-5" }] });
     const gateway = await startTestGateway(
-      '[routing]\nstrategy = "priority_only"\nmax_retries = 2\n[health_check]\ninterval_seconds = 0.2\n' +
-        "[quality]\nmin_requests = 1000\n" +
+      FAILOVER_ROUTING +
         backendToml("openai", openai.url, "openai", 'api_key_env = "OPENAI_KEY"\npriority = 10') +
         backendToml("compatible", compatible.url, "vllm", "priority = 90"),
       closers,

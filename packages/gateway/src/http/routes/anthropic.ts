@@ -8,7 +8,7 @@ import { countPromptTokens } from "../../policy/tokens.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { dispatchInboundChat } from "../inbound-chat.ts";
+import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
 import { countAtProvider } from "../provider-count.ts";
 import { sendError, sendJson } from "../send.ts";
 
@@ -28,14 +28,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
       // is; the others get the translation.
       native: refused
         ? undefined
-        : {
-            api: "anthropic-messages",
-            path: "/v1/messages",
-            value: value as Record<string, unknown>,
-            raw: json?.raw,
-            headers: providerHeaders(request.headers),
-            dialect: ANTHROPIC_ANSWERS,
-          },
+        : asWritten("anthropic-messages", "/v1/messages", json, ANTHROPIC_ANSWERS, providerHeaders(request.headers)),
       nativeOnly: refused ? undefined : translated.untranslated[0],
       format: anthropicFormat(model),
     });

@@ -5,7 +5,7 @@ import type { AnswerFormat } from "../../inbound/translating-writer.ts";
 import type { JsonBody } from "../../request/body.ts";
 import { ApiError, openAiEnvelope } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { dispatchInboundChat } from "../inbound-chat.ts";
+import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
 
 /**
  * The answers of POST /v1/completions: always a backend's own (no backend's chat answer is ever translated into
@@ -33,16 +33,7 @@ export function registerCompletionsRoutes(app: FastifyInstance, context: Gateway
       model,
       stream: !refused && translated.stream,
       body: refused ? translated : translated.body,
-      native: refused
-        ? undefined
-        : {
-            api: "openai-completions",
-            path: "/v1/completions",
-            value: record,
-            raw: json?.raw,
-            headers: {},
-            dialect: OPENAI_ANSWERS,
-          },
+      native: refused ? undefined : asWritten("openai-completions", "/v1/completions", json, OPENAI_ANSWERS),
       nativeOnly: "a text completion (/v1/completions)",
       format: COMPLETIONS_FORMAT,
     });

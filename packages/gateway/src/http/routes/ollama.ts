@@ -8,7 +8,7 @@ import type { JsonBody } from "../../request/body.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
 import { afterFirstRound } from "../after-first-round.ts";
 import type { GatewayContext } from "../context.ts";
-import { dispatchInboundChat } from "../inbound-chat.ts";
+import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
 import { mayUseModel } from "../key-gate.ts";
 import { showAtOllama } from "../ollama-show.ts";
@@ -94,7 +94,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
       model,
       stream: !(translated instanceof ApiError) && translated.stream,
       body: translated instanceof ApiError ? translated : translated.body,
-      native: translated instanceof ApiError ? undefined : asWritten("/api/chat", json),
+      native: translated instanceof ApiError ? undefined : asWritten("ollama", "/api/chat", json, OLLAMA_ANSWERS),
       format: ollamaFormat("chat", model),
     });
   });
@@ -120,7 +120,7 @@ export function registerOllamaRoutes(app: FastifyInstance, context: GatewayConte
       model,
       stream: !(translated instanceof ApiError) && translated.stream,
       body: translated instanceof ApiError ? translated : translated.body,
-      native: translated instanceof ApiError ? undefined : asWritten("/api/generate", json),
+      native: translated instanceof ApiError ? undefined : asWritten("ollama", "/api/generate", json, OLLAMA_ANSWERS),
       nativeOnly: translated instanceof ApiError ? undefined : translated.nativeOnly,
       format: ollamaFormat("generate", model),
     });
@@ -163,12 +163,3 @@ function modelOf(value: unknown, orName = false): string {
 
 const notFound = (model: string) =>
   new ApiError(404, `model '${model}' not found`, "not_found_error", "model_not_found");
-
-/**
- * A chat or generate request as the client wrote it, for ollama backends: they take every field (num_ctx and the
- * other options, think, keep_alive...) and answer the client as is; the other backends get the translation.
- */
-function asWritten(path: string, json: JsonBody | undefined) {
-  const value = (json?.value ?? {}) as Record<string, unknown>;
-  return { api: "ollama" as const, path, value, raw: json?.raw, headers: {}, dialect: OLLAMA_ANSWERS };
-}

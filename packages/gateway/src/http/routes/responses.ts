@@ -8,7 +8,7 @@ import type { JsonBody } from "../../request/body.ts";
 import type { ChatMessage } from "../../request/chat.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { dispatchInboundChat } from "../inbound-chat.ts";
+import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
 import { sendError, sendJson } from "../send.ts";
 
 const notFound = (id: string, param: string | null = null) =>
@@ -64,16 +64,7 @@ export function registerResponsesRoutes(
       model,
       stream: translated.stream,
       body: translated.body,
-      native: stateless
-        ? {
-            api: "openai-responses",
-            path: "/v1/responses",
-            value: record,
-            raw: json?.raw,
-            headers: {},
-            dialect: RESPONSES_ANSWERS,
-          }
-        : undefined,
+      native: stateless ? asWritten("openai-responses", "/v1/responses", json, RESPONSES_ANSWERS) : undefined,
       nativeOnly,
       format: responsesFormat(draft, history, translated.store ? store : undefined, onStoreFailed),
     });
