@@ -34,7 +34,10 @@ declare module "irc-framework" {
     ping_timeout?: number;
     /** say()/notice() split longer lines at this many bytes (default 350). */
     message_max_length?: number;
+    /** The local address to connect from. */
     outgoing_addr?: string;
+    /** A client certificate for the TLS handshake (PEM: both may be the same file's bytes). */
+    client_certificate?: { private_key: Buffer | string; certificate: Buffer | string };
   }
 
   /** Fields every message-like event carries. */

@@ -63,6 +63,7 @@ export {
   type RocketChatUser,
   startRocketChatSimulator,
 } from "./rocketchat.ts";
+export { selfSignedCertificate } from "./server-files.ts";
 export {
   type SlackApp,
   type SlackBotAction,

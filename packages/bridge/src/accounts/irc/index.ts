@@ -1,4 +1,5 @@
 // The `irc` protocol: an IRC client on irc-framework that joins its gateway channels (irc-connection.ts).
+import { isIP } from "node:net";
 import { defineProtocol } from "../../config/descriptor.ts";
 import { lazyConnection } from "../lazy-connection.ts";
 import { isKnownCharset } from "./charset.ts";
@@ -16,7 +17,7 @@ export const ircProtocol = defineProtocol({
   defaults: { MessageDelay: 1300, MessageQueue: 30 },
   // Channel notices from one IRC channel are sent as notices to the others (other platforms have no such thing).
   capabilities: { notices: true },
-  unsupportedKeys: ["TLSClientCertificate", "Bind", "UseRelayMsg", "DebugLevel"],
+  unsupportedKeys: ["UseRelayMsg", "DebugLevel"],
   validate(settings) {
     const problems: string[] = [];
     const server = SERVER.exec(settings.Server.trim());
@@ -35,6 +36,20 @@ export const ircProtocol = defineProtocol({
     }
     if (parseGoDuration(settings.PingDelay) === undefined) {
       problems.push(`PingDelay must be a duration such as "30s" or "1m" (got ${JSON.stringify(settings.PingDelay)})`);
+    }
+    if (settings.TLSClientCertificate !== "" && !settings.UseTLS) {
+      problems.push("TLSClientCertificate needs UseTLS = true: the certificate is presented in the TLS handshake");
+    }
+    if (settings.TLSClientCertificate !== "" && settings.UseSASL) {
+      problems.push(
+        "TLSClientCertificate and UseSASL cannot both be set (as in Matterbridge): the certificate identifies the " +
+          "bot (CertFP), SASL identifies it with NickServPassword; keep one",
+      );
+    }
+    if (settings.Bind !== "" && isIP(settings.Bind) === 0) {
+      problems.push(
+        `Bind must be an IP address of this machine, e.g. "192.0.2.10" (got ${JSON.stringify(settings.Bind)})`,
+      );
     }
     if (settings.UseSASL && !settings.NickServPassword) {
       problems.push("UseSASL needs NickServPassword (and NickServNick, the account name; the Nick when empty)");

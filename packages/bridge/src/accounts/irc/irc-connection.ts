@@ -2,7 +2,13 @@
 // taken nick gets underscores), identify with NickServ, send RunCommands, then the core joins each channel. What the
 // channels say goes to the core (inbound.ts); what the core sends becomes IRC lines (outbound.ts), each paced by the
 // core's MessageDelay. irc-framework's own reconnect is off: the core supervises (a closed socket is `disconnected`).
-import IRC, { type Client, type ClientEvents, type IrcErrorEvent, type MessageEvent } from "irc-framework";
+import IRC, {
+  type Client,
+  type ClientEvents,
+  type ClientOptions,
+  type IrcErrorEvent,
+  type MessageEvent,
+} from "irc-framework";
 import type { Logger } from "pino";
 import type { AccountConfig } from "../../config/types.ts";
 import type { Delivery, SendResult } from "../../core/account.ts";
@@ -10,6 +16,7 @@ import { AccountFailure, type Connection, type ConnectionContext, type JoinReque
 import { type Message, PARENT_NOT_FOUND } from "../../message.ts";
 import { VERSION } from "../../version.ts";
 import { MalformedEvents } from "../malformed-events.ts";
+import { readPemFile } from "../pem-file.ts";
 import { guardCommands } from "./command-guard.ts";
 import { expandRunCommand } from "./commands.ts";
 import { TurnCork, writeCorked } from "./corked-writes.ts";
@@ -153,6 +160,8 @@ export class IrcConnection implements Connection {
       password: settings.Password || undefined,
       tls: settings.UseTLS,
       rejectUnauthorized: !settings.SkipTLSVerify,
+      ...clientCertificate(settings.TLSClientCertificate),
+      ...(settings.Bind === "" ? {} : { outgoing_addr: settings.Bind }),
       encoding: this.#wire.encoding,
       // An empty account object stops irc-framework from trying the server Password as SASL credentials.
       account:
@@ -637,4 +646,14 @@ function twitchReply(delivery: Delivery): string | undefined {
 function ircUserName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9_.-]/g, "");
   return cleaned === "" ? "bridge" : cleaned;
+}
+
+/**
+ * TLSClientCertificate: one PEM file holding the certificate and its key (Matterbridge's format), read at each
+ * connect so that a renewed certificate is used from the next reconnect.
+ */
+function clientCertificate(path: string): Pick<ClientOptions, "client_certificate"> {
+  if (path === "") return {};
+  const pem = readPemFile("TLSClientCertificate", path);
+  return { client_certificate: { private_key: pem, certificate: pem } };
 }

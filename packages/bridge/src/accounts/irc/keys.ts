@@ -16,6 +16,12 @@ export const IRC_KEYS = {
   Password: key.string({ secret: true, description: "server password (PASS)" }),
   UseTLS: key.boolean({ default: false, description: "connect with TLS" }),
   SkipTLSVerify: key.boolean({ default: false, description: "accept any TLS certificate (self-signed servers)" }),
+  TLSClientCertificate: key.string({
+    default: "",
+    example: '"/etc/switchboard/bridgebot.pem"',
+    description: "a PEM file with the bot's client certificate and its key, for CertFP; needs UseTLS",
+  }),
+  Bind: key.string({ default: "", description: "the local IP address to connect from (default: the system's choice)" }),
   UseSASL: key.boolean({
     default: false,
     description: "identify with SASL PLAIN as NickServNick / NickServPassword while registering",

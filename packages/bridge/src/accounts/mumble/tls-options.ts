@@ -1,10 +1,9 @@
 // The TLS side of a Mumble connection: the files the keys name, read at each connect (a renewed certificate is picked
 // up by the next reconnect), and what a failed handshake means for the keys.
-import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
-import { thrownMessage } from "@switchboard/common";
 import { AccountFailure } from "../../core/connection.ts";
+import { readPemFile } from "../pem-file.ts";
 
 export interface TlsSettings {
   TLSClientCertificate: string;
@@ -13,27 +12,18 @@ export interface TlsSettings {
   SkipTLSVerify: boolean;
 }
 
-function readPem(key: string, path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    const reason = thrownMessage(error);
-    throw new AccountFailure(`cannot read ${key} (${path}): ${reason}`);
-  }
-}
-
 export function tlsOptions(host: string, port: number, settings: TlsSettings): ConnectionOptions {
   const options: ConnectionOptions = { host, port, rejectUnauthorized: !settings.SkipTLSVerify };
   if (isIP(host) === 0) options.servername = host;
   if (settings.TLSClientCertificate !== "") {
-    options.cert = readPem("TLSClientCertificate", settings.TLSClientCertificate);
+    options.cert = readPemFile("TLSClientCertificate", settings.TLSClientCertificate);
     // A PEM holding both the certificate and its key is common; TLSClientKey is then not needed.
-    options.key = readPem(
+    options.key = readPemFile(
       settings.TLSClientKey === "" ? "TLSClientCertificate" : "TLSClientKey",
       settings.TLSClientKey || settings.TLSClientCertificate,
     );
   }
-  if (settings.TLSCACertificate !== "") options.ca = readPem("TLSCACertificate", settings.TLSCACertificate);
+  if (settings.TLSCACertificate !== "") options.ca = readPemFile("TLSCACertificate", settings.TLSCACertificate);
   return options;
 }
 
