@@ -44,12 +44,16 @@ describe("keys and limits (embedded store)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = (extra = "") =>
+  /**
+   * A gateway on the suite's state file, or on its own (`file`): the gateways of earlier tests keep running until the
+   * suite ends, and each writes its whole state to its file as its keys' usage settles.
+   */
+  const start = (extra = "", file = "state.json") =>
     startTestGateway(
       backendToml("local", local.url) +
         backendToml("claude", claude.url, "anthropic", 'api_key_env = "ANTHROPIC_KEY"') +
         `[pricing."claude-x"]\ninput_usd_per_mtok = 100000\noutput_usd_per_mtok = 100000\n` +
-        `[auth]\nmaster_key_env = "MASTER"\n${extra}[state]\npath = "${join(dir, "state.json")}"\n`,
+        `[auth]\nmaster_key_env = "MASTER"\n${extra}[state]\npath = "${join(dir, file)}"\n`,
       closers,
       { MASTER, ANTHROPIC_KEY },
     );
@@ -212,10 +216,10 @@ describe("keys and limits (embedded store)", () => {
   });
 
   it("keys survive a restart of the gateway (the embedded state file)", async () => {
-    const first = await start();
+    const first = await start("", "restart.json");
     const made = await createKey(first.url, { name: "durable" });
     await first.close();
-    const second = await start();
+    const second = await start("", "restart.json");
     assert.equal((await postJson(`${second.url}/v1/chat/completions`, hello("llama3"), bearer(made.key))).status, 200);
   });
 
