@@ -6,6 +6,7 @@ import type { JsonBody } from "../../request/body.ts";
 import { ApiError, openAiEnvelope } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
+import { modelOf } from "../key-gate.ts";
 
 /**
  * The answers of POST /v1/completions: always a backend's own (no backend's chat answer is ever translated into
@@ -25,8 +26,7 @@ export function registerCompletionsRoutes(app: FastifyInstance, context: Gateway
   app.post("/v1/completions", async (request, reply) => {
     const json = request.body as JsonBody | undefined;
     const value = json?.value;
-    const record = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
-    const model = typeof record["model"] === "string" ? record["model"] : "";
+    const model = modelOf(value) ?? "";
     const translated = fromCompletionRequest(value);
     const refused = translated instanceof ApiError;
     await dispatchInboundChat(request, reply, context, {
