@@ -73,7 +73,10 @@ export interface RunningGateway {
  * while that round runs; resolves once both are done. `close()` stops everything it started.
  */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
-  const timeouts = { requestTimeoutMs: config.server.request_timeout_seconds * 1000 };
+  const clientLimits = {
+    requestTimeoutMs: config.server.request_timeout_seconds * 1000,
+    answerLimitBytes: config.server.answer_limit_bytes,
+  };
   // Before anything starts: a corrupted spend state file stops start-up with a ConfigError.
   const stateStore = await createStateStore(config.state, {
     onWriteError: (error) =>
@@ -100,7 +103,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const prices = new PriceTable(config.pricing);
   const spend = new SpendRecorder(prices, budget, logger);
   const backendContext = {
-    timeouts,
+    limits: clientLimits,
     onUsage: (report: UsageReport) => spend.record(report),
     tokens: { prompt: countPromptTokens, text: countTextTokens },
   };

@@ -1,6 +1,7 @@
 import { abortEither } from "@switchboard/common";
 import type { Pool } from "undici";
 import type { BackendSettings } from "../config/types.ts";
+import { readCapped } from "./capped-read.ts";
 import { Http1Client } from "./http1/client.ts";
 import { LazyPool } from "./lazy-pool.ts";
 import { toUnreachable } from "./network-errors.ts";
@@ -8,9 +9,11 @@ import type { CallIds, UpstreamReply, UpstreamResponse } from "./types.ts";
 import { PendingCall, type ResponseSink, SinkHandler, type UpstreamCall } from "./upstream-call.ts";
 import { wholeReply } from "./whole-reply.ts";
 
-export interface ClientTimeouts {
+export interface ClientLimits {
   /** Time allowed until the response headers arrive, and between body chunks. */
   requestTimeoutMs: number;
+  /** The most bytes one answer may bring (`[server] answer_limit_bytes`). */
+  answerLimitBytes: number;
 }
 
 type Method = "GET" | "POST";
@@ -43,6 +46,7 @@ export class BackendHttpClient {
   /** The JSON headers as undici's flat [name, value, ...] list (cheaper per request than an object). */
   readonly #jsonHeaderList: string[];
   readonly #timeoutMs: number;
+  readonly #answerLimitBytes: number;
   /** The base URL of an `http:` backend (its JSON calls go through node:http), undefined otherwise. */
   readonly #plainHttpBase: string | undefined;
 
@@ -50,17 +54,18 @@ export class BackendHttpClient {
    * `authHeaders`: how this backend is given its key (default `Authorization: Bearer <api key>` when one is
    * configured). Computed once; the client's own credentials are never among them.
    */
-  constructor(settings: BackendSettings, timeouts: ClientTimeouts, authHeaders?: Record<string, string>) {
+  constructor(settings: BackendSettings, limits: ClientLimits, authHeaders?: Record<string, string>) {
     const url = new URL(settings.url);
     this.#basePath = url.pathname.replace(/\/+$/, "");
     this.#plainHttpBase = url.protocol === "http:" ? url.origin + this.#basePath : undefined;
-    this.#timeoutMs = timeouts.requestTimeoutMs;
+    this.#timeoutMs = limits.requestTimeoutMs;
+    this.#answerLimitBytes = limits.answerLimitBytes;
     this.#pool = new LazyPool(url.origin, {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 300_000,
-      headersTimeout: timeouts.requestTimeoutMs,
-      bodyTimeout: timeouts.requestTimeoutMs,
-      connect: { timeout: Math.min(10_000, timeouts.requestTimeoutMs) },
+      headersTimeout: limits.requestTimeoutMs,
+      bodyTimeout: limits.requestTimeoutMs,
+      connect: { timeout: Math.min(10_000, limits.requestTimeoutMs) },
     });
     const auth: Record<string, string> =
       authHeaders ?? (settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
@@ -71,11 +76,12 @@ export class BackendHttpClient {
       url.protocol === "http:"
         ? new Http1Client(url, this.#basePath, this.#jsonHeaders, {
             // The same limits the undici pool has, so that a backend sees no difference between the two.
-            connectTimeoutMs: Math.min(10_000, timeouts.requestTimeoutMs),
-            requestTimeoutMs: timeouts.requestTimeoutMs,
+            connectTimeoutMs: Math.min(10_000, limits.requestTimeoutMs),
+            requestTimeoutMs: limits.requestTimeoutMs,
             keepAliveMs: 30_000,
             keepAliveMaxMs: 300_000,
             keepAliveMarginMs: 2_000,
+            answerLimitBytes: limits.answerLimitBytes,
             // The backend's own cap on requests in flight (routing sends no more); unbounded, like undici, without one.
             maxConnections: settings.maxConcurrent,
           })
@@ -147,7 +153,7 @@ export class BackendHttpClient {
     sink: ResponseSink,
     extra?: Readonly<Record<string, string>>,
   ): UpstreamCall {
-    const handler = new SinkHandler(sink);
+    const handler = new SinkHandler(sink, this.#answerLimitBytes);
     try {
       const headers = [...this.#jsonHeaderList, "x-request-id", ids.requestId];
       if (ids.traceparent !== undefined) headers.push("traceparent", ids.traceparent);
@@ -169,7 +175,7 @@ export class BackendHttpClient {
     return handler;
   }
 
-  /** A request whose body is read in full. */
+  /** A request whose body is read in full (at most `[server] answer_limit_bytes` of it). */
   async fetch(
     method: Method,
     path: string,
@@ -178,7 +184,7 @@ export class BackendHttpClient {
   ): Promise<UpstreamReply> {
     const response = await this.request(method, path, body, options);
     try {
-      const buffer = Buffer.from(await response.body.arrayBuffer());
+      const buffer = await readCapped(response.body, this.#answerLimitBytes);
       return { statusCode: response.statusCode, contentType: response.contentType, body: buffer };
     } catch (error) {
       throw toUnreachable(error);
@@ -215,6 +221,7 @@ export class BackendHttpClient {
               body === undefined ? this.#plainHeaders : this.#jsonHeaders,
               body,
               signal,
+              this.#answerLimitBytes,
             );
     } finally {
       limit?.release();

@@ -2,13 +2,13 @@ import type { z } from "zod";
 import type { BackendTypeSpec } from "../config/backend-type.ts";
 import type { BackendSettings } from "../config/types.ts";
 import type { ChatBody } from "../request/chat.ts";
-import type { ClientTimeouts } from "./http-client.ts";
+import type { ClientLimits } from "./http-client.ts";
 import type { Backend } from "./types.ts";
 import type { UsageReport } from "./usage.ts";
 
 /** What every backend receives from the gateway when it is created. */
 export interface BackendContext {
-  timeouts: ClientTimeouts;
+  limits: ClientLimits;
   /**
    * Called once per chat or embeddings call a cloud backend completed (streams included, also when cut short), with
    * the tokens the provider reported, or estimated when it reported none. Spend and budgets are built on it.

@@ -11,6 +11,17 @@ export class UpstreamUnreachable extends Error {
   }
 }
 
+/**
+ * An answer larger than `[server] answer_limit_bytes`: its call is stopped there and fails as a network failure would
+ * (fails over before the first byte, breaks the stream after it), so that no backend can make the gateway hold or
+ * scan without end.
+ */
+export class AnswerTooLarge extends UpstreamUnreachable {
+  constructor(limitBytes: number) {
+    super(`answered more than ${limitBytes} bytes (server.answer_limit_bytes)`, false);
+  }
+}
+
 /** Any failure to get an answer from a backend, as UpstreamUnreachable (abort errors pass through). */
 export function toUnreachable(error: unknown): Error {
   if (error instanceof UpstreamUnreachable) return error;

@@ -9,32 +9,53 @@ export interface SseEvent {
 /**
  * Splits a provider's SSE byte stream into events as their blank lines arrive (LF, CRLF or CR line endings; a CRLF
  * split across chunks is not mistaken for an event boundary). Comments and events without data are skipped.
+ * Each chunk's text is scanned once: an event that arrives in many chunks costs its length, not its length squared.
  */
 export class SseEventParser {
   readonly #decoder = new StringDecoder("utf8");
+  /** The unfinished event, line endings already LF. */
   #pending = "";
+  #pendingEndsWithLf = false;
+  /** A chunk's trailing CR, which may be the first half of a CRLF: kept until the next chunk says. */
+  #heldCr = false;
 
   push(chunk: Buffer): SseEvent[] {
-    let text = this.#pending + this.#decoder.write(chunk);
-    // A trailing CR may be the first half of a CRLF: keep it raw until the next chunk says.
-    const heldCr = text.endsWith("\r");
-    if (heldCr) text = text.slice(0, -1);
+    let text = this.#decoder.write(chunk);
+    if (this.#heldCr) text = `\r${text}`;
+    this.#heldCr = text.endsWith("\r");
+    if (this.#heldCr) text = text.slice(0, -1);
     if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
-    const end = text.lastIndexOf("\n\n");
+    const pending = this.#pending;
+    const end = eventsEnd(pending, this.#pendingEndsWithLf, text);
+    if (text !== "") this.#pendingEndsWithLf = text.endsWith("\n");
     if (end === -1) {
-      this.#pending = heldCr ? `${text}\r` : text;
+      this.#pending = pending + text;
       return [];
     }
-    this.#pending = text.slice(end + 2) + (heldCr ? "\r" : "");
-    return parseBlocks(text.slice(0, end));
+    const buffered = pending + text;
+    this.#pending = buffered.slice(end + 2);
+    return parseBlocks(buffered.slice(0, end));
   }
 
   /** What is left when the stream ends (an event the provider did not terminate with a blank line). */
   finish(): SseEvent[] {
-    const rest = (this.#pending + this.#decoder.end()).replace(/\r\n?/g, "\n").trim();
+    const held = this.#heldCr ? "\r" : "";
+    const rest = (this.#pending + held + this.#decoder.end()).replace(/\r\n?/g, "\n").trim();
     this.#pending = "";
+    this.#pendingEndsWithLf = false;
+    this.#heldCr = false;
     return rest === "" ? [] : parseBlocks(rest);
   }
+}
+
+/**
+ * Where the last blank line of `pending + text` begins, or -1: searched for in `text` alone, and across the join
+ * (`pending` ending with LF, `text` starting with one), so that the unfinished event is never scanned again.
+ */
+export function eventsEnd(pending: string, pendingEndsWithLf: boolean, text: string): number {
+  const inText = text.lastIndexOf("\n\n");
+  if (inText !== -1) return pending.length + inText;
+  return pendingEndsWithLf && pending !== "" && text.startsWith("\n") ? pending.length - 1 : -1;
 }
 
 function parseBlocks(text: string): SseEvent[] {

@@ -37,7 +37,7 @@ export abstract class TranslatedBackend implements Backend {
     protected readonly context: BackendContext,
     authHeaders: Record<string, string>,
   ) {
-    this.client = new BackendHttpClient(settings, context.timeouts, authHeaders);
+    this.client = new BackendHttpClient(settings, context.limits, authHeaders);
   }
 
   abstract probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]>;

@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import { toUnreachable } from "./network-errors.ts";
+import { AnswerTooLarge, toUnreachable } from "./network-errors.ts";
 import type { TokenUsage } from "./usage.ts";
 
 /** Receives an upstream response as it arrives (no stream objects in between). */
@@ -73,13 +73,17 @@ export class ClientGone extends Error {
   }
 }
 
-/** undici's low-level handler, adapted to a ResponseSink. */
+/** undici's low-level handler, adapted to a ResponseSink; a body over `answerLimitBytes` fails with AnswerTooLarge. */
 export class SinkHandler implements Dispatcher.DispatchHandler, UpstreamCall {
   #controller: Dispatcher.DispatchController | undefined;
   #aborted = false;
   #done = false;
+  #bodyBytes = 0;
 
-  constructor(private readonly sink: ResponseSink) {}
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly answerLimitBytes: number,
+  ) {}
 
   get aborted(): boolean {
     return this.#aborted;
@@ -117,8 +121,16 @@ export class SinkHandler implements Dispatcher.DispatchHandler, UpstreamCall {
     this.sink.start(statusCode, typeof type === "string" ? type : "application/json");
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.sink.data(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#done) return;
+    this.#bodyBytes += chunk.length;
+    if (this.#bodyBytes <= this.answerLimitBytes) {
+      this.sink.data(chunk);
+      return;
+    }
+    this.#done = true;
+    controller.abort(new AnswerTooLarge(this.answerLimitBytes));
+    this.sink.error(new AnswerTooLarge(this.answerLimitBytes));
   }
 
   onResponseEnd(): void {

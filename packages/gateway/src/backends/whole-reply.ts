@@ -5,27 +5,39 @@
 // fresh connection per call: a probe every half minute needs no pooled one, and never meets one the backend closed
 // meanwhile.
 import { request } from "node:http";
-import { toUnreachable } from "./network-errors.ts";
+import { AnswerTooLarge, toUnreachable } from "./network-errors.ts";
 
 export interface WholeReply {
   statusCode: number;
   body: Buffer;
 }
 
-/** Network failures (and the signal's timeout) reject with UpstreamUnreachable, as the undici calls do. */
+/**
+ * Network failures (and the signal's timeout) reject with UpstreamUnreachable, as the undici calls do; a body over
+ * `limitBytes` with AnswerTooLarge, its connection closed there.
+ */
 export function wholeReply(
   url: string,
   method: "GET" | "POST",
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSignal,
+  limitBytes: number,
 ): Promise<WholeReply> {
   return new Promise((resolve, reject) => {
     // Aborted by the signal: its reason (a TimeoutError), which toUnreachable reads as a timeout, as undici gave it.
     const fail = (error: unknown) => reject(toUnreachable(signal.aborted ? signal.reason : error));
     const outgoing = request(url, { method, headers, signal, agent: false }, (response) => {
       const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      let length = 0;
+      response.on("data", (chunk: Buffer) => {
+        length += chunk.length;
+        if (length <= limitBytes) chunks.push(chunk);
+        else {
+          outgoing.destroy();
+          reject(new AnswerTooLarge(limitBytes));
+        }
+      });
       response.on("end", () => resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
       response.on("error", fail);
     });

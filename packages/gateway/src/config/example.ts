@@ -11,6 +11,7 @@ request_timeout_seconds = 300    # per backend attempt: until response headers, 
 body_limit_bytes = 10485760      # larger request bodies get 413
 client_timeout_seconds = 30      # a client must send its whole request within this time
 # dashboard_max_clients = 100    # dashboard sockets at once; more get 503
+# answer_limit_bytes = 268435456 # the most one backend answer may bring; more fails that attempt
 
 [health_check]
 enabled = true

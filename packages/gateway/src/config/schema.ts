@@ -67,6 +67,12 @@ const server = z.strictObject({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /** ours: the most a backend's answer may bring (a whole body, or a stream); more fails the attempt. */
+  answer_limit_bytes: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(256 * 1024 * 1024),
   client_timeout_seconds: positiveSeconds.default(30),
   shutdown_grace_seconds: z.number().min(0).max(3600).default(10),
   history_size: z.number().int().min(0).max(100_000).default(1000),

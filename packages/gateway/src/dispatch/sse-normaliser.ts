@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import { eventsEnd } from "../backends/sse-events.ts";
 import type { StreamFramer } from "./stream-framer.ts";
 
 const LF = 0x0a;
@@ -26,6 +27,7 @@ function endsWithDone(events: Buffer | string): boolean {
 export class SseNormaliser implements StreamFramer {
   #decoder: StringDecoder | undefined;
   #pending = "";
+  #pendingEndsWithLf = false;
   #sawCr = false;
   /** Nothing is buffered: no partial event, no partial character, no trailing CR. */
   #clean = true;
@@ -50,12 +52,15 @@ export class SseNormaliser implements StreamFramer {
     if (this.#sawCr && text.startsWith("\n")) text = text.slice(1); // the \n of a CRLF split across chunks
     this.#sawCr = text.endsWith("\r");
     if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
-    const buffered = this.#pending + text;
-    const end = buffered.lastIndexOf("\n\n");
+    // The unfinished event is not scanned again (eventsEnd): many chunks without a blank line cost their length once.
+    const pending = this.#pending;
+    const end = eventsEnd(pending, this.#pendingEndsWithLf, text);
+    if (text !== "") this.#pendingEndsWithLf = text.endsWith("\n");
     let events = "";
     if (end === -1) {
-      this.#pending = buffered;
+      this.#pending = pending + text;
     } else {
+      const buffered = pending + text;
       events = buffered.slice(0, end + 2);
       this.#pending = buffered.slice(end + 2);
       this.#endedWithDone = endsWithDone(events);

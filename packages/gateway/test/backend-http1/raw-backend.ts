@@ -72,6 +72,7 @@ const SETTINGS: Omit<PoolSettings, "host" | "port"> = {
   keepAliveMs: 30_000,
   keepAliveMaxMs: 300_000,
   keepAliveMarginMs: 2_000,
+  answerLimitBytes: 64 * 1024 * 1024,
   maxConnections: undefined,
 };
 

@@ -20,7 +20,7 @@ interface Seen {
 function clientFor(url: string): BackendHttpClient {
   const toml = `[server]\nport = 0\n[[backends]]\nname = "b"\nurl = "${url}"\ntype = "vllm"\napi_key_env = "K"\n`;
   const [settings] = parseConfigText(toml, "test.toml", { K: "sk-test" }).backends;
-  return new BackendHttpClient(settings!, { requestTimeoutMs: 5_000 });
+  return new BackendHttpClient(settings!, { requestTimeoutMs: 5_000, answerLimitBytes: 1024 * 1024 });
 }
 
 describe("a backend's JSON calls over node:http", () => {

@@ -15,7 +15,7 @@ import { parseConfigText } from "../../src/load-config.ts";
 function clientFor(url: string): BackendHttpClient {
   const toml = `[server]\nport = 0\n[[backends]]\nname = "b"\nurl = "${url}"\ntype = "vllm"\n`;
   const [settings] = parseConfigText(toml, "test.toml", {}).backends;
-  return new BackendHttpClient(settings!, { requestTimeoutMs: 5_000 });
+  return new BackendHttpClient(settings!, { requestTimeoutMs: 5_000, answerLimitBytes: 1024 * 1024 });
 }
 
 /** A sink that records what it is given; `done` resolves at its end or error. */

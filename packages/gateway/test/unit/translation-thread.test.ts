@@ -104,7 +104,7 @@ function translatedBackends() {
   );
   return config.backends.map((settings) =>
     createBackend(settings, {
-      timeouts: { requestTimeoutMs: 1_000 },
+      limits: { requestTimeoutMs: 1_000, answerLimitBytes: 1024 * 1024 },
       onUsage() {},
       tokens: { prompt: async () => 0, text: async () => 0 },
     }),

@@ -3,10 +3,27 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type Dispatcher, Pool } from "undici";
+import { AnswerTooLarge } from "../../src/backends/network-errors.ts";
 import { type ResponseSink, SinkHandler } from "../../src/backends/upstream-call.ts";
 
 describe("SinkHandler through undici", () => {
-  const server = createServer((_req, res) => {
+  let endlessClosed: Promise<number> | undefined;
+  const server = createServer((req, res) => {
+    if (req.url === "/endless") {
+      // Writes until the client closes the connection; resolves with how much it wrote.
+      res.writeHead(200, { "content-type": "application/json" });
+      let written = 0;
+      const piece = Buffer.alloc(16 * 1024, "x");
+      const pump = () => {
+        while (!res.destroyed) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once("drain", pump);
+        }
+      };
+      endlessClosed = new Promise((resolve) => res.on("close", () => resolve(written)));
+      pump();
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "x-extra": "a".repeat(500) });
     res.write("data: 1\n\n");
     setTimeout(() => res.end("data: [DONE]\n\n"), 20);
@@ -39,7 +56,7 @@ describe("SinkHandler through undici", () => {
         end: resolve,
         error: reject,
       };
-      const handler = new SinkHandler(sink);
+      const handler = new SinkHandler(sink, 1024 * 1024);
       // The controller undici hands the handler (its own class), seen on the way in.
       const spy: Dispatcher.DispatchHandler = {
         onRequestStart: (c) => {
@@ -58,5 +75,34 @@ describe("SinkHandler through undici", () => {
     assert.equal(seen.body, "data: 1\n\ndata: [DONE]\n\n");
     assert.ok(controller && "rawHeaders" in controller, "undici's controller has rawHeaders (else this test is moot)");
     assert.deepEqual(seen.rawHeadersWhileStreaming, [null, null]);
+  });
+
+  it("stops an answer over its limit there: one error, AnswerTooLarge, nothing after it, the connection closed", async () => {
+    const limit = 256 * 1024;
+    let received = 0;
+    const events: string[] = [];
+    const failed = new Promise<Error>((resolve) => {
+      const sink: ResponseSink = {
+        start: () => events.push("start"),
+        data: (chunk) => {
+          received += chunk.length;
+          if (events.at(-1) !== "data") events.push("data");
+        },
+        end: () => events.push("end"),
+        error: (error) => {
+          events.push("error");
+          resolve(error);
+        },
+      };
+      pool.dispatch({ method: "POST", path: "/endless", body: "{}" }, new SinkHandler(sink, limit));
+    });
+    const error = await failed;
+    assert.ok(error instanceof AnswerTooLarge);
+    assert.match(error.message, /answered more than 262144 bytes \(server\.answer_limit_bytes\)/);
+    assert.ok(received <= limit);
+    const written = await endlessClosed!;
+    assert.ok(written < limit + 32 * 1024 * 1024, `the server wrote ${written} bytes before the connection closed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(events, ["start", "data", "error"]);
   });
 });

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { NETWORK_FAILURE, toUnreachable, UpstreamUnreachable } from "../network-errors.ts";
+import { AnswerTooLarge, NETWORK_FAILURE, toUnreachable, UpstreamUnreachable } from "../network-errors.ts";
 import type { Exchange, ExchangeHolder } from "./exchange.ts";
 import { MalformedResponse } from "./malformed-response.ts";
 import type { ResponseHead } from "./response-head.ts";
@@ -17,6 +17,8 @@ export interface ConnectionSettings {
   keepAliveMaxMs: number;
   /** Taken off the backend's hint, so that we stop using a connection before the backend closes it. */
   keepAliveMarginMs: number;
+  /** The most body bytes one response may bring; past it the connection is closed and the request fails. */
+  answerLimitBytes: number;
 }
 
 /** What a connection tells its pool. */
@@ -69,6 +71,8 @@ export class Http1Connection implements ExchangeHolder {
   #idleTimerMs = 0;
   /** How long this connection may stay idle, from the last response's keep-alive hint. */
   #idleMs = 0;
+  /** Body bytes of the current response so far. */
+  #bodyBytes = 0;
 
   constructor(
     private readonly owner: ConnectionOwner,
@@ -192,12 +196,16 @@ export class Http1Connection implements ExchangeHolder {
 
   #onHead(head: ResponseHead): void {
     this.#head = head;
+    this.#bodyBytes = 0;
     this.#phase = READING_BODY;
     this.#requestTimer?.refresh();
     this.#exchange?.start(head.statusCode, head.contentType ?? "application/json");
   }
 
   #onBody(chunk: Buffer): void {
+    // Thrown inside the parser's call: #onData and #onEnd fail the request with it and close the connection.
+    this.#bodyBytes += chunk.length;
+    if (this.#bodyBytes > this.settings.answerLimitBytes) throw new AnswerTooLarge(this.settings.answerLimitBytes);
     this.#requestTimer?.refresh();
     this.#exchange?.data(chunk);
   }

@@ -1,11 +1,19 @@
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { readCapped } from "../capped-read.ts";
 import type { BackendHttpClient } from "../http-client.ts";
 import type { ModelLifecycle, PullProgress } from "../types.ts";
 
 /** Loading a large model can take minutes on a slow disk; a pull reads its progress line by line with no timeout. */
 const LOAD_TIMEOUT_MS = 10 * 60_000;
+/** Ollama's progress lines and error bodies are a few hundred bytes; a longer one is not Ollama's. */
+const MAX_LINE_BYTES = 64 * 1024;
 
-async function failureText(response: { statusCode: number; body: { text(): Promise<string> } }): Promise<string> {
-  const text = await response.body.text().catch(() => "");
+async function failureText(response: { statusCode: number; body: Readable }): Promise<string> {
+  const text = await readCapped(response.body, MAX_LINE_BYTES).then(
+    (body) => body.toString("utf8"),
+    () => "",
+  );
   try {
     const error = (JSON.parse(text) as { error?: unknown }).error;
     if (typeof error === "string") return error;
@@ -28,10 +36,15 @@ export function ollamaLifecycle(client: BackendHttpClient): ModelLifecycle {
         timeoutMs: LOAD_TIMEOUT_MS,
       });
       if (response.statusCode !== 200) throw new Error(await failureText(response));
+      const decoder = new StringDecoder("utf8");
       let pending = "";
-      for await (const chunk of response.body) {
-        pending += String(chunk);
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        pending += decoder.write(chunk);
         let newline = pending.indexOf("\n");
+        if (newline === -1 && pending.length > MAX_LINE_BYTES) {
+          response.body.destroy();
+          throw new Error(`the pull's progress line is longer than ${MAX_LINE_BYTES} bytes: not Ollama's answer`);
+        }
         while (newline >= 0) {
           const line = pending.slice(0, newline).trim();
           pending = pending.slice(newline + 1);

@@ -19,7 +19,7 @@ export class OpenAICompatibleBackend implements Backend {
     protected readonly context: BackendContext,
     options: { authHeaders?: Record<string, string>; completions?: boolean } = {},
   ) {
-    this.client = new BackendHttpClient(settings, context.timeouts, options.authHeaders);
+    this.client = new BackendHttpClient(settings, context.limits, options.authHeaders);
     this.natives = options.completions ? { "openai-completions": { chat: plainNativeChat(this.client) } } : undefined;
   }
 
