@@ -1,5 +1,6 @@
 export { abortEither } from "./abort-either.ts";
 export { type DirectInfoLines, directInfoLines, jsonNumber } from "./direct-log-line.ts";
+export { FileInUseError, type FileLock, lockFile } from "./file-lock.ts";
 export { closeIdleConnectionsAfterReading } from "./http1/idle-close.ts";
 export { beginJoinedWrite, endJoinedWrite } from "./http1/joined-writes.ts";
 export { type HeaderValue, PreparedHeaders } from "./http1/prepared-headers.ts";

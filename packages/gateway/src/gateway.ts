@@ -86,13 +86,21 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ),
   });
   const storeLog = reportStoreAvailability(stateStore, logger);
-  const budget = config.budget
-    ? new Budget(config.budget, {
-        store: { onChange: logStoreCondition(logger, config.budget.stateFile) },
-        // With Redis every replica adds to and reads one global spend; the embedded store keeps the state file.
-        ...(stateStore.kind === "redis" ? { shared: sharedSpendOf(stateStore, storeLog.failed) } : {}),
-      })
-    : undefined;
+  let opened: Budget | undefined;
+  try {
+    opened = config.budget
+      ? new Budget(config.budget, {
+          store: { onChange: logStoreCondition(logger, config.budget.stateFile) },
+          // With Redis every replica adds to and reads one global spend; the embedded store keeps the state file.
+          ...(stateStore.kind === "redis" ? { shared: sharedSpendOf(stateStore, storeLog.failed) } : {}),
+        })
+      : undefined;
+  } catch (error) {
+    // The state file is given up (its lock) before the failure is reported.
+    await stateStore.close();
+    throw error;
+  }
+  const budget = opened;
   const budgetSync =
     budget && stateStore.kind === "redis"
       ? setInterval(() => budget.refresh().catch(storeLog.failed), 1_000)
@@ -251,6 +259,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     await health.stop();
     await registry.close();
     clearInterval(budgetSync);
+    closeBudget(budget, logger);
     await stateStore.close();
     throw error;
   }

@@ -214,6 +214,29 @@ describe("configuration errors and config init", () => {
     }
   });
 
+  it("a second gateway on one state file: one line naming the first, exit 1; the file is free again after a stop or a kill -9", async (t) => {
+    const here = mkdtempSync(join(tmpdir(), "gateway-lock-"));
+    const file = join(here, "gateway.toml");
+    writeFileSync(file, `[server]\nport = 0\n${backendToml("far", "http://127.0.0.1:9")}`);
+    const first = await serve(["-c", file], t);
+    const second = await cli(["serve", "-c", file]);
+    assert.equal(second.code, 1);
+    const state = join(here, "gateway-state.json");
+    assert.equal(
+      second.stderr,
+      `switchboard-gateway: state file ${state} is in use by process ${first.pid} (${state}.lock): two processes on ` +
+        "one file would overwrite each other's changes. Give each gateway its own [state] path, or let replicas " +
+        `share one store with [state] backend = "redis"; remove ${state}.lock only if that process is gone\n`,
+    );
+    await first.stop();
+    const third = await serve(["-c", file], t);
+    third.killGroup("SIGKILL");
+    await withTimeout(third.exited, 10_000, "the gateway killed");
+    // Its lock file is left behind, naming a process that is gone: taken over.
+    const fourth = await serve(["-c", file], t);
+    assert.equal((await http(`${fourth.listeningUrl}/health`)).status, 503);
+  });
+
   it("the example config serves with no backend reachable (reported unhealthy) and stops on SIGINT", async (t) => {
     const ollamaPort = await freePort(); // nothing listens there
     const file = join(dir, "example.toml");

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Teardown } from "@switchboard/testkit";
 import pino from "pino";
 import { request } from "undici";
@@ -18,7 +21,6 @@ export function backendToml(name: string, url: string, type = "vllm", extra = ""
   return `[[backends]]\nname = "${name}"\nurl = "${url}"\ntype = "${type}"\n${extra}\n`;
 }
 
-/** Starts the gateway in-process on a free port with `toml` (server.port is set to 0); stopped when the test ends. */
 /** Collects closers registered during a `before` hook, run by the suite's own `after` (closeAll). */
 export class Closers {
   readonly #closers: (() => Promise<void> | void)[] = [];
@@ -30,18 +32,38 @@ export class Closers {
   }
 }
 
+/**
+ * Starts the gateway in-process on a free port with `toml` (server.port is set to 0); stopped when the test ends. A
+ * gateway holds its state files (one process per file): unless `toml` names them, each gets its own, in a folder
+ * removed with it.
+ */
 export async function startTestGateway(
   toml: string,
   teardown: Teardown,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningGateway> {
-  const withServer = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
+  const dir = mkdtempSync(join(tmpdir(), "gateway-test-"));
+  let text = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
   // Tests run side by side: a gateway only browses mDNS when its test asks for it.
-  const text = toml.includes("[discovery]") ? withServer : `${withServer}\n[discovery]\nenabled = false\n`;
+  if (!text.includes("[discovery]")) text += "\n[discovery]\nenabled = false\n";
+  if (!/^\[state\]/m.test(text)) text += `\n[state]\npath = ${JSON.stringify(join(dir, "gateway-state.json"))}\n`;
+  if (!text.includes("state_file")) {
+    text = text.replace(
+      /^\[budget\]\n/m,
+      `[budget]\nstate_file = ${JSON.stringify(join(dir, "gateway-spend.json"))}\n`,
+    );
+  }
   const config = parseConfigText(text, "test.toml", env);
-  const gateway = await startGateway(config, pino({ level: "silent" }));
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(config, pino({ level: "silent" }));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   teardown.after(async () => {
     await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
   });
   return gateway;
 }

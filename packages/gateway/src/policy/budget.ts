@@ -1,3 +1,4 @@
+import { type FileLock, lockFile } from "@switchboard/common";
 import type { BudgetSettings } from "../config/types.ts";
 import type { Candidate, Filter, FilterContext, Rejection } from "../routing/types.ts";
 import {
@@ -15,6 +16,9 @@ export interface SharedSpend {
   add(usd: number, at: Date): void;
   read(at: Date): Promise<{ monthUsd: number; dayUsd: number }>;
 }
+
+const SHARING =
+  'Give each gateway its own [budget] state_file, or let replicas share the spend with [state] backend = "redis"';
 
 const ACTION_NAMES = { warn: "Warn", block_cloud: "BlockCloud", block_all: "BlockAll" } as const;
 
@@ -40,10 +44,14 @@ export class Budget {
   readonly #now: () => Date;
   readonly #store: SpendStore;
   readonly #shared: SharedSpend | undefined;
+  readonly #lock: FileLock | undefined;
   #state: SpendState;
   #lastRecorded: Date | undefined;
 
-  /** Loads the spend so far; throws ConfigError when the state file is corrupted. */
+  /**
+   * Loads the spend so far; throws ConfigError when the state file is corrupted, FileInUseError when another process
+   * has it. With a shared spend (Redis) the file is each replica's copy of it, and replicas may share it.
+   */
   constructor(
     settings: BudgetSettings,
     options: { now?: () => Date; store?: SpendStoreOptions; shared?: SharedSpend } = {},
@@ -51,15 +59,21 @@ export class Budget {
     this.#settings = settings;
     this.#shared = options.shared;
     this.#now = options.now ?? (() => new Date());
+    this.#lock = options.shared ? undefined : lockFile(settings.stateFile, "budget state file", SHARING);
     this.#store = new SpendStore(settings.stateFile, options.store);
     const now = this.#now;
     const today = now();
-    this.#state = loadSpendState(settings.stateFile) ?? {
-      month: monthOf(today),
-      monthUsd: 0,
-      day: dayOf(today),
-      dayUsd: 0,
-    };
+    try {
+      this.#state = loadSpendState(settings.stateFile) ?? {
+        month: monthOf(today),
+        monthUsd: 0,
+        day: dayOf(today),
+        dayUsd: 0,
+      };
+    } catch (error) {
+      this.#lock?.release();
+      throw error;
+    }
     this.#rollOver(today);
   }
 
@@ -173,9 +187,13 @@ export class Budget {
     };
   }
 
-  /** Writes the pending state now (at shutdown). */
+  /** Writes the pending state now (at shutdown), and gives the file up. */
   close(): void {
-    this.#store.flush();
+    try {
+      this.#store.flush();
+    } finally {
+      this.#lock?.release();
+    }
   }
 
   #rollOver(now: Date): void {

@@ -1,7 +1,10 @@
-import { replaceRegularFile } from "@switchboard/common";
+import { type FileLock, lockFile, replaceRegularFile } from "@switchboard/common";
 import { stepBucket } from "./bucket.ts";
 import { type EmbeddedState, loadEmbeddedState, serialiseEmbeddedState } from "./embedded-file.ts";
 import type { AdmitRequest, AdmitResult, KeyUsage, RecordKind, SettleRequest, StateStore, StoredKey } from "./types.ts";
+
+const SHARING =
+  'Give each gateway its own [state] path, or let replicas share one store with [state] backend = "redis"';
 
 /** Usage is written at most this often (a write per request would cost more than the request). */
 const USAGE_WRITE_DELAY_MS = 1_000;
@@ -15,12 +18,13 @@ export interface EmbeddedStoreOptions {
 /**
  * The default store for one gateway: everything in memory, keys, usage, spend and records kept in one JSON file
  * (replaced atomically, see common/regular-file.ts) so that they survive a restart. Rate windows and concurrency slots are
- * per process. Every operation completes synchronously; the promises are the seam's shape.
+ * per process, and so is the file: a second gateway on it is refused at start (common/file-lock.ts). Every operation completes synchronously; the promises are the seam's shape.
  */
 export class EmbeddedStore implements StateStore {
   readonly kind = "embedded";
   readonly up = true;
   readonly #path: string;
+  readonly #lock: FileLock;
   readonly #state: EmbeddedState;
   readonly #byHash = new Map<string, StoredKey>();
   readonly #buckets = new Map<string, number>();
@@ -32,10 +36,16 @@ export class EmbeddedStore implements StateStore {
   #immediate: NodeJS.Immediate | undefined;
   #failing = false;
 
-  /** Throws ConfigError when the file is corrupted. */
+  /** Throws ConfigError when the file is corrupted, FileInUseError when another process has it. */
   constructor(path: string, options: EmbeddedStoreOptions = {}) {
     this.#path = path;
-    this.#state = loadEmbeddedState(path);
+    this.#lock = lockFile(path, "state file", SHARING);
+    try {
+      this.#state = loadEmbeddedState(path);
+    } catch (error) {
+      this.#lock.release();
+      throw error;
+    }
     for (const key of this.#state.keys) this.#byHash.set(key.hash, key);
     this.#onWriteError = options.onWriteError ?? (() => {});
     this.#now = options.now ?? Date.now;
@@ -157,12 +167,16 @@ export class EmbeddedStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    if (this.#timer === undefined && this.#immediate === undefined) return;
-    clearTimeout(this.#timer);
-    clearImmediate(this.#immediate);
-    this.#timer = undefined;
-    this.#immediate = undefined;
-    this.#write();
+    try {
+      if (this.#timer === undefined && this.#immediate === undefined) return;
+      clearTimeout(this.#timer);
+      clearImmediate(this.#immediate);
+      this.#timer = undefined;
+      this.#immediate = undefined;
+      this.#write();
+    } finally {
+      this.#lock.release();
+    }
   }
 
   #add(scope: string, periodIds: readonly string[], usd: number): void {

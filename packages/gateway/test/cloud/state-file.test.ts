@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import { FileInUseError } from "@switchboard/common";
 import { waitUntil } from "@switchboard/testkit";
 import fc from "fast-check";
 import pino from "pino";
@@ -130,6 +131,25 @@ describe("the budget state file", () => {
     running.record(2);
     assert.throws(() => running.close(), /later\.json is a symbolic link/);
     assert.equal(JSON.parse(readFileSync(victim, "utf8")).month_usd, 1);
+  });
+
+  it("one process per state file: a second budget on it is refused, naming the first; a shared (Redis) one is not", () => {
+    const file = join(dir, "owned.json");
+    const first = new Budget(settings(file));
+    assert.throws(
+      () => new Budget(settings(file)),
+      (error: Error) =>
+        error instanceof FileInUseError &&
+        error.message.startsWith(`budget state file ${file} is in use by process ${process.pid} (${file}.lock)`) &&
+        error.message.includes("Give each gateway its own [budget] state_file"),
+    );
+    const shared = new Budget(settings(file), { shared: { add() {}, read: async () => ({ monthUsd: 0, dayUsd: 0 }) } });
+    shared.close();
+    first.record(1);
+    first.close();
+    const next = new Budget(settings(file));
+    assert.equal(next.spend().monthUsd, 1);
+    next.close();
   });
 
   it("reads only finite spends: a number JSON reads as Infinity is an error naming the field", () => {

@@ -45,10 +45,11 @@ describe("keys and limits (embedded store)", () => {
   });
 
   /**
-   * A gateway on the suite's state file, or on its own (`file`): the gateways of earlier tests keep running until the
-   * suite ends, and each writes its whole state to its file as its keys' usage settles.
+   * A gateway on a state file of its own, or on `file`: the gateways of earlier tests keep running until the suite
+   * ends, and a state file has one gateway at a time.
    */
-  const start = (extra = "", file = "state.json") =>
+  let files = 0;
+  const start = (extra = "", file = `state-${++files}.json`) =>
     startTestGateway(
       backendToml("local", local.url) +
         backendToml("claude", claude.url, "anthropic", 'api_key_env = "ANTHROPIC_KEY"') +
@@ -93,7 +94,7 @@ describe("keys and limits (embedded store)", () => {
   });
 
   it("a key made by the admin API works, is shown once, is listed without its secret, and is revoked", async () => {
-    const gateway = await start();
+    const gateway = await start("", "admin-api.json");
     const made = await createKey(gateway.url, { name: "team-a", metadata: { team: "a" } });
     assert.match(made.key, /^sk-sb-[\w-]{32}$/);
     const ok = await postJson(`${gateway.url}/v1/chat/completions`, hello("llama3"), bearer(made.key));
@@ -117,7 +118,7 @@ describe("keys and limits (embedded store)", () => {
     const after = await postJson(`${gateway.url}/v1/chat/completions`, hello("llama3"), bearer(made.key));
     assert.equal(after.status, 401);
     assert.equal((await send(`${gateway.url}/v1/keys/${made.id}`, "GET")).status, 404);
-    const state = readFileSync(join(dir, "state.json"), "utf8");
+    const state = readFileSync(join(dir, "admin-api.json"), "utf8");
     assert.ok(!state.includes(made.key), "the state file holds hashes, never secrets");
   });
 
