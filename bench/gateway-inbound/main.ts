@@ -1,4 +1,4 @@
-// `npm run bench gateway-inbound`: what each inbound adapter (Anthropic Messages, OpenAI Responses, Ollama's API)
+// `npm run bench gateway-inbound`: what each inbound adapter (Anthropic Messages, OpenAI Responses, Ollama's API, Gemini)
 // costs the gateway's CPU per request and per streamed chunk, against /v1/chat/completions (the identity) on the same
 // backend answer — measured in-process in alternating rounds, reported as medians and ratios. The rest of a request's
 // path (routing, queue, the backend call) is the same pipeline for every API, so this difference is the whole cost.
@@ -8,6 +8,8 @@ import { SseNormaliser } from "../../packages/gateway/src/dispatch/sse-normalise
 import { validateChat } from "../../packages/gateway/src/http/validate-chat.ts";
 import { anthropicFormat } from "../../packages/gateway/src/inbound/anthropic/format.ts";
 import { fromMessagesRequest } from "../../packages/gateway/src/inbound/anthropic/request.ts";
+import { geminiFormat } from "../../packages/gateway/src/inbound/gemini/format.ts";
+import { fromGenerateContent } from "../../packages/gateway/src/inbound/gemini/request.ts";
 import { ollamaFormat } from "../../packages/gateway/src/inbound/ollama/format.ts";
 import { fromOllamaChat } from "../../packages/gateway/src/inbound/ollama/request.ts";
 import { responsesFormat } from "../../packages/gateway/src/inbound/responses/format.ts";
@@ -61,12 +63,23 @@ const responsesBody = {
   stream: true,
 };
 const ollamaBody = { model: "m", messages: [{ role: "system", content: system }, ...turns], tools: openAiBody.tools };
+const geminiBody = {
+  systemInstruction: { parts: [{ text: system }] },
+  contents: turns.map((turn) => ({ role: turn.role === "user" ? "user" : "model", parts: [{ text: turn.content }] })),
+  tools: [
+    {
+      functionDeclarations: names.map((name) => ({ name, description: `${name} tool`, parametersJsonSchema: schema })),
+    },
+  ],
+  generationConfig: { maxOutputTokens: 512 },
+};
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
 const requestBytes = {
   openai: bytes(openAiBody),
   anthropic: bytes(anthropicBody),
   responses: bytes(responsesBody),
   ollama: bytes(ollamaBody),
+  gemini: bytes(geminiBody),
 };
 
 // The backend's answer, as the attempt writes it: one chunk event per token, the usage chunk, [DONE].
@@ -150,6 +163,7 @@ const formats: Record<string, () => AnswerFormat> = {
     return responsesFormat(new ResponseDraft(translated.echo), [], undefined, () => {});
   },
   ollama: () => ollamaFormat("chat", "m"),
+  gemini: () => geminiFormat("m", true),
 };
 
 // Per request: the body's parse (done once by the gateway's JSON reader for every API), its validation or
@@ -171,6 +185,10 @@ const requests: Record<string, () => void> = {
     const translated = fromOllamaChat(JSON.parse(requestBytes.ollama.toString()));
     if (!(translated instanceof ApiError)) bodyWithModel(translated.body, undefined, "m");
   },
+  gemini: () => {
+    const translated = fromGenerateContent(JSON.parse(requestBytes.gemini.toString()), "m", true);
+    if (!(translated instanceof ApiError)) bodyWithModel(translated.body, undefined, "m");
+  },
 };
 
 const cases: Record<string, () => void> = {
@@ -178,14 +196,17 @@ const cases: Record<string, () => void> = {
   "stream: /v1/messages": () => adapterStream(formats["anthropic"]!),
   "stream: /v1/responses": () => adapterStream(formats["responses"]!),
   "stream: /api/chat (NDJSON)": () => adapterStream(formats["ollama"]!),
+  "stream: :streamGenerateContent?alt=sse": () => adapterStream(formats["gemini"]!),
   "request: /v1/chat/completions (identity)": requests["openai"]!,
   "request: /v1/messages": requests["anthropic"]!,
   "request: /v1/responses": requests["responses"]!,
   "request: /api/chat": requests["ollama"]!,
+  "request: :generateContent": requests["gemini"]!,
   "body: /v1/chat/completions (identity)": identityBody,
   "body: /v1/messages": () => adapterBody(formats["anthropic"]!),
   "body: /v1/responses": () => adapterBody(formats["responses"]!),
   "body: /api/chat": () => adapterBody(formats["ollama"]!),
+  "body: :generateContent": () => adapterBody(formats["gemini"]!),
 };
 
 /** Microseconds per call: enough iterations for MIN_MS, after a warm-up. */

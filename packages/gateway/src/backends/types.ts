@@ -60,7 +60,7 @@ export interface ParsedChat {
  * anthropic backends, Ollama's chat and generate on ollama backends, OpenAI's Responses on openai backends, OpenAI's
  * text completions on the local OpenAI-compatible servers that serve them.
  */
-export type NativeApi = "anthropic-messages" | "ollama" | "openai-responses" | "openai-completions";
+export type NativeApi = "anthropic-messages" | "ollama" | "openai-responses" | "openai-completions" | "gemini-generate";
 
 /** A request of a backend's own API, as its client wrote it. */
 interface NativeCall {

@@ -21,6 +21,11 @@ export interface NativeRequest {
   api: NativeApi;
   /** The endpoint of that API the client called. */
   path: string;
+  /**
+   * For an API that names the model in the path (Gemini's): the endpoint for the backend's model. The body is then
+   * sent exactly as the client wrote it.
+   */
+  pathFor?: ((model: string) => string) | undefined;
   /** The client's body, and the bytes it came from (sent as they are when the model name is unchanged). */
   value: Record<string, unknown>;
   raw: Buffer | undefined;
@@ -87,8 +92,13 @@ export function chatJob(request: ChatRequest): DispatchJob {
       if (native !== undefined && speaks !== undefined) {
         const { res: out, dialect } = native;
         const attempt = new ChatAttempt({ backend, stream, headers, prepared, res: out, dialect });
-        const body = bodyWithModel(native.value, native.raw, target.model);
-        const call = { path: native.path, body, model: target.model, headers: native.headers };
+        const { pathFor } = native;
+        const body =
+          pathFor === undefined
+            ? bodyWithModel(native.value, native.raw, target.model)
+            : (native.raw ?? JSON.stringify(native.value));
+        const path = pathFor === undefined ? native.path : pathFor(target.model);
+        const call = { path, body, model: target.model, headers: native.headers };
         attempt.call = speaks.chat(call, ids, attempt);
         return attempt;
       }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { geminiCallOf } from "../inbound/gemini/path.ts";
 import type { JsonBody } from "../request/body.ts";
 import { envelopeOf } from "./api-envelope.ts";
 import type { KeyGate } from "./key-gate.ts";
@@ -19,7 +20,10 @@ export function registerAuth(app: FastifyInstance, gate: KeyGate): void {
   });
 
   app.addHook("preHandler", async (request, reply) => {
-    const model = modelOf((request.body as JsonBody | undefined)?.value);
+    // Gemini's API names the model in the path of its calls (a GET there reads a model's entry, whose id may hold a
+    // colon).
+    const inPath = request.method === "POST" ? geminiCallOf(request.url)?.model : undefined;
+    const model = modelOf((request.body as JsonBody | undefined)?.value) ?? inPath;
     const refusal = await gate.admit(request.raw, reply.raw, model);
     if (refusal === undefined) return;
     sendError(reply, refusal.error, refusal.headers, envelopeOf(request, model));

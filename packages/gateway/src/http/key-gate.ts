@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Lease } from "../access/admission.ts";
 import { hashSecret, secretMatches } from "../access/secret.ts";
 import type { AuthSettings } from "../config/types.ts";
+import { isGeminiPath } from "../inbound/gemini/path.ts";
 import { type ApiError, forbidden, invalidApiKey, stateStoreUnavailable } from "../request/errors.ts";
 import { factsOf } from "../request/facts.ts";
 import type { StoredKey } from "../state/types.ts";
@@ -63,7 +64,7 @@ export function keyGate(context: GatewayContext, auth: AuthSettings): KeyGate | 
     if (given === undefined) {
       return unauthorized(
         "You didn't provide an API key. Send it in an Authorization header: Authorization: Bearer <key>" +
-          (path.startsWith("/v1/messages") ? " (or x-api-key)" : ""),
+          (path.startsWith("/v1/messages") ? " (or x-api-key)" : isGeminiPath(path) ? " (or x-goog-api-key)" : ""),
       );
     }
     if (secretMatches(given, masterHash)) {

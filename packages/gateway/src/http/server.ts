@@ -21,6 +21,7 @@ import { registerCompletionsRoutes } from "./routes/completions.ts";
 import { refuseStrayUpgrades, registerDashboard } from "./routes/dashboard.ts";
 import { embeddingsServer } from "./routes/embeddings.ts";
 import { registerFleetRoutes } from "./routes/fleet.ts";
+import { registerGeminiRoutes } from "./routes/gemini.ts";
 import { registerInfoRoutes } from "./routes/info.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
@@ -165,6 +166,7 @@ export function buildServer(context: GatewayContext): FastifyInstance {
   registerOllamaRoutes(app, context);
   registerResponsesRoutes(app, context, context.responses);
   registerCompletionsRoutes(app, context);
+  registerGeminiRoutes(app, context);
   registerInfoRoutes(app, context);
   registerFleetRoutes(app, context);
   registerLifecycleRoutes(app, context);

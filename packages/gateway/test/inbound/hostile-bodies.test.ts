@@ -3,7 +3,13 @@
 // bodies that pass validation also reach the paths that forward a client's request as written.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type FakeLlmServer, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from "@switchboard/testkit";
+import {
+  type FakeLlmServer,
+  startFakeAnthropic,
+  startFakeGoogle,
+  startFakeOllama,
+  startFakeOpenAI,
+} from "@switchboard/testkit";
 import fc from "fast-check";
 import { backendToml, Closers, http, startTestGateway } from "../helpers.ts";
 
@@ -16,6 +22,9 @@ const ROUTES = [
   "/api/generate",
   "/api/show",
   "/api/embed",
+  "/v1beta/models/m:generateContent",
+  "/v1beta/models/m:streamGenerateContent?alt=sse",
+  "/v1beta/models/m:countTokens",
 ];
 
 /** The error text of each API's envelope, when the answer is one. */
@@ -30,6 +39,7 @@ describe("client APIs under hostile bodies", () => {
   let openai: FakeLlmServer;
   let claude: FakeLlmServer;
   let ollama: FakeLlmServer;
+  let google: FakeLlmServer;
   let url: string;
   const closers = new Closers();
 
@@ -37,19 +47,21 @@ describe("client APIs under hostile bodies", () => {
     openai = await startFakeOpenAI({ models: [{ id: "m" }], apiKey: "sk-o" });
     claude = await startFakeAnthropic({ models: [{ id: "m" }], apiKey: "sk-a" });
     ollama = await startFakeOllama({ models: [{ id: "m", capabilities: ["completion", "insert"] }] });
+    google = await startFakeGoogle({ models: [{ id: "m" }], apiKey: "g" });
     url = (
       await startTestGateway(
         backendToml("openai", openai.url, "openai", 'api_key_env = "O"') +
           backendToml("claude", claude.url, "anthropic", 'api_key_env = "A"') +
-          backendToml("box", ollama.url, "ollama"),
+          backendToml("box", ollama.url, "ollama") +
+          backendToml("gemini", google.url, "google", 'api_key_env = "G"'),
         closers,
-        { O: "sk-o", A: "sk-a" },
+        { O: "sk-o", A: "sk-a", G: "g" },
       )
     ).url;
   });
   after(async () => {
     await closers.closeAll();
-    await Promise.all([openai.close(), claude.close(), ollama.close()]);
+    await Promise.all([openai.close(), claude.close(), ollama.close(), google.close()]);
   });
 
   it("answer any JSON with a designed status and a message, never a 5xx of their own", async () => {
@@ -65,7 +77,37 @@ describe("client APIs under hostile bodies", () => {
           max_tokens: fc.anything(),
           store: fc.oneof(fc.constant(false), fc.anything()),
           stream: fc.boolean(),
-          tools: fc.oneof(fc.anything(), fc.array(fc.record({ type: fc.anything(), name: fc.anything() }))),
+          tools: fc.oneof(
+            fc.anything(),
+            fc.array(fc.record({ type: fc.anything(), name: fc.anything() })),
+            fc.array(fc.record({ functionDeclarations: fc.anything(), googleSearch: fc.anything() })),
+          ),
+          contents: fc.oneof(
+            fc.anything(),
+            fc.array(
+              fc.record({
+                role: fc.oneof(fc.constantFrom("user", "model"), fc.anything()),
+                parts: fc.oneof(
+                  fc.anything(),
+                  fc.array(
+                    fc.record(
+                      {
+                        text: fc.anything(),
+                        functionCall: fc.anything(),
+                        functionResponse: fc.anything(),
+                        inlineData: fc.anything(),
+                        thoughtSignature: fc.anything(),
+                      },
+                      { requiredKeys: [] },
+                    ),
+                  ),
+                ),
+              }),
+            ),
+          ),
+          systemInstruction: fc.anything(),
+          generationConfig: fc.anything(),
+          toolConfig: fc.anything(),
         },
         { requiredKeys: [] },
       ),

@@ -1,10 +1,13 @@
-// Properties of the inbound translations: every message and every tool call of an Anthropic, Responses or Ollama
-// conversation reaches the pipeline's chat request, in order; the stream translators never lose text or arguments.
+// Properties of the inbound translations: every message and every tool call of an Anthropic, Responses, Ollama or
+// Gemini conversation reaches the pipeline's chat request, in order; the stream translators never lose text or
+// arguments.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { fromMessagesRequest } from "../../src/inbound/anthropic/request.ts";
 import { AnthropicStream } from "../../src/inbound/anthropic/stream.ts";
+import { fromGenerateContent } from "../../src/inbound/gemini/request.ts";
+import { GeminiStream } from "../../src/inbound/gemini/stream.ts";
 import { fromOllamaChat, fromOllamaGenerate } from "../../src/inbound/ollama/request.ts";
 import { ChunkReader } from "../../src/inbound/openai-answer.ts";
 import { fromResponsesRequest } from "../../src/inbound/responses/request.ts";
@@ -126,6 +129,86 @@ describe("inbound translations keep every message and tool call, in order", () =
   });
 });
 
+describe("Gemini's calls and responses, paired by name", () => {
+  it("every call gets an id (its own, or one made), and each response takes the id of the call it answers", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(text, fc.integer({ min: 1, max: 4 }), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        (rounds) => {
+          const contents: Record<string, unknown>[] = [];
+          for (const [question, calls, withIds] of rounds) {
+            const names = Array.from({ length: calls }, (_, index) => `tool${index % 2}`);
+            contents.push({ role: "user", parts: [{ text: question }] });
+            contents.push({
+              role: "model",
+              parts: names.map((name, index) => ({
+                functionCall: { name, args: { index }, ...(withIds ? { id: `given-${index}` } : {}) },
+                thoughtSignature: "c2ln",
+              })),
+            });
+            // Answered in their order, by name only (as Gemini's clients do).
+            contents.push({
+              role: "user",
+              parts: names.map((name, index) => ({ functionResponse: { name, response: { index } } })),
+            });
+          }
+          const translated = body(fromGenerateContent({ contents }, "m", false));
+          assert.deepEqual(translated.untranslated, []);
+          const messages = translated.body.messages;
+          for (let at = 0; at < messages.length; at++) {
+            const calls = messages[at]!.tool_calls;
+            if (calls === undefined) continue;
+            const answers = messages.slice(at + 1, at + 1 + calls.length);
+            assert.deepEqual(
+              answers.map((message) => [message.role, message.tool_call_id, JSON.parse(String(message.content)).index]),
+              calls.map((call) => ["tool", call.id, JSON.parse(call.function.arguments).index]),
+            );
+          }
+          assert.equal(
+            messages.filter((message) => message.role === "user").length,
+            rounds.length,
+            "one user message per question",
+          );
+        },
+      ),
+    );
+  });
+
+  it("Google's own tools, files by URI and cached content are listed for google backends; upper-case types lowered", () => {
+    const translated = body(
+      fromGenerateContent(
+        {
+          contents: [
+            { parts: [{ text: "hi" }, { fileData: { fileUri: "gs://b/f.pdf", mimeType: "application/pdf" } }] },
+          ],
+          tools: [
+            { googleSearch: {} },
+            {
+              functionDeclarations: [
+                { name: "f", parameters: { type: "OBJECT", properties: { q: { type: "STRING" } } } },
+              ],
+            },
+          ],
+          cachedContent: "cachedContents/abc",
+        },
+        "m",
+        false,
+      ),
+    );
+    assert.deepEqual(translated.untranslated, [
+      "cachedContent",
+      "contents.0.parts.1: a fileData part",
+      "tools.0: Google's googleSearch tool",
+    ]);
+    assert.deepEqual(translated.body.tools, [
+      {
+        type: "function",
+        function: { name: "f", parameters: { type: "object", properties: { q: { type: "string" } } } },
+      },
+    ]);
+  });
+});
+
 describe("what only a provider's own API takes", () => {
   it("Responses: hosted and custom tools, their calls and files by id are listed, the rest translated", () => {
     const translated = body(
@@ -211,6 +294,59 @@ describe("stream translation", () => {
         assert.equal(events[0].type, "message_start");
         assert.equal(events.at(-1).type, "message_stop");
       }),
+    );
+  });
+});
+
+describe("Gemini stream translation", () => {
+  it("carries every text piece, each call whole at the end, as SSE or as one JSON array", () => {
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 8 }),
+        fc.array(text, { maxLength: 4 }),
+        fc.boolean(),
+        (pieces, args, sse) => {
+          let openai = "";
+          const chunk = (delta: unknown, finish: string | null = null) =>
+            `data: ${JSON.stringify({ id: "chatcmpl-c", model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+          for (const piece of pieces) openai += chunk({ content: piece });
+          if (args.length > 0) {
+            openai += chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "" } }] });
+            for (const piece of args) openai += chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+          }
+          openai += `${chunk({}, args.length > 0 ? "tool_calls" : "stop")}data: [DONE]\n\n`;
+          const reader = new ChunkReader(new GeminiStream(sse), "m");
+          let out = "";
+          for (let at = 0; at < openai.length; at += 7) out += reader.push(openai.slice(at, at + 7));
+          out += reader.finish();
+          const responses: Array<{
+            candidates: Array<{ content: { parts: Record<string, unknown>[] }; finishReason?: string }>;
+          }> = sse
+            ? out
+                .split("\r\n\r\n")
+                .filter((event) => event !== "")
+                .map((event) => JSON.parse(event.replace(/^data: /, "")))
+            : JSON.parse(out);
+          const parts = responses.flatMap((response) => response.candidates[0]!.content.parts);
+          const textOut = parts.map((part) => (typeof part["text"] === "string" ? part["text"] : "")).join("");
+          assert.equal(textOut, pieces.join(""));
+          const calls = parts.filter((part) => part["functionCall"] !== undefined);
+          assert.equal(calls.length, args.length > 0 ? 1 : 0);
+          if (args.length > 0) {
+            const expectedArgs = (() => {
+              if (args.join("").trim() === "") return {};
+              try {
+                const value = JSON.parse(args.join(""));
+                return value && typeof value === "object" && !Array.isArray(value) ? value : { input: args.join("") };
+              } catch {
+                return { input: args.join("") };
+              }
+            })();
+            assert.deepEqual(calls[0]!["functionCall"], { id: "call_1", name: "f", args: expectedArgs });
+          }
+          assert.equal(responses.at(-1)!.candidates[0]!.finishReason, "STOP");
+        },
+      ),
     );
   });
 });

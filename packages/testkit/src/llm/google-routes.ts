@@ -1,6 +1,9 @@
 // Google's Gemini API as generativelanguage.googleapis.com serves it: GET /v1beta/models,
 // POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse, the key in x-goog-api-key (or ?key=),
-// and its error shape ({"error":{"code","message","status"}}).
+// :countTokens, and its error shape ({"error":{"code","message","status"}}). A function call it answers carries a
+// thoughtSignature, as Gemini's thinking models' do; given back changed in a later request, it is refused (a client
+// that passes requests through a gateway must keep it as written).
+import { createHmac } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { countTokens, DEFAULT_CONTEXT_LENGTH, defaultReply } from "./content.ts";
 import { batchEmbed } from "./google-embed.ts";
@@ -43,7 +46,15 @@ const GENERATION_FIELDS = new Set([
   "responseJsonSchema",
   "thinkingConfig",
 ]);
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|countTokens)$/;
+const SIGNING_KEY = "fake-gemini-thoughts";
+
+/** The opaque signature of a function call: sealed over its name and arguments. */
+export function thoughtSignatureOf(call: { name?: unknown; args?: unknown }): string {
+  return createHmac("sha256", SIGNING_KEY)
+    .update(JSON.stringify([call.name, call.args ?? {}]))
+    .digest("base64");
+}
 let sequence = 0;
 
 export function googleError(exchange: Exchange, status: number, message: string, details?: unknown[]): void {
@@ -107,6 +118,11 @@ function validate(body: Record<string, unknown>): string | undefined {
     }
     const parts = content.parts as Part[];
     for (const part of parts) {
+      const call = part["functionCall"] as Part | undefined;
+      const signature = part["thoughtSignature"];
+      if (call && signature !== undefined && signature !== thoughtSignatureOf(call)) {
+        return `Corrupted thought signature. (contents[${index}])`;
+      }
       const kinds = ["text", "inlineData", "fileData", "functionCall", "functionResponse"].filter((key) => key in part);
       if (kinds.length !== 1)
         return `* GenerateContentRequest.contents[${index}].parts: a part must hold exactly one kind of data`;
@@ -196,7 +212,10 @@ function generate(exchange: Exchange, model: string, method: string): Promise<vo
   const finishReason = answer.finishReason === "length" ? "MAX_TOKENS" : "STOP";
   const responseId = `fake${sequence}`;
   const parts: Part[] = answer.toolCalls
-    ? answer.toolCalls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.arguments) } }))
+    ? answer.toolCalls.map((call) => {
+        const functionCall = { name: call.name, args: JSON.parse(call.arguments) };
+        return { functionCall, thoughtSignature: thoughtSignatureOf(functionCall) };
+      })
     : [{ text: answer.text }];
   if (method === "streamGenerateContent") {
     if (exchange.query.get("alt") !== "sse") {
@@ -210,6 +229,30 @@ function generate(exchange: Exchange, model: string, method: string): Promise<vo
     modelVersion: model,
     responseId,
   });
+}
+
+/**
+ * :countTokens over {contents} or {generateContentRequest}: the text of every part, by this simulator's own count (so
+ * that a test tells it from the gateway's local estimate).
+ */
+function countContentTokens(exchange: Exchange, model: string) {
+  const parsed = exchange.body;
+  const value = parsed?.ok ? (parsed.value as Record<string, unknown> | null) : null;
+  if (!value || typeof value !== "object") return googleError(exchange, 400, "Invalid JSON payload received.");
+  const nested = value["generateContentRequest"] as Record<string, unknown> | undefined;
+  if (nested !== undefined && nested["model"] !== `models/${model}`) {
+    return googleError(exchange, 400, `generateContentRequest.model must be models/${model}`);
+  }
+  const contents = (nested ?? value)["contents"];
+  if (!Array.isArray(contents))
+    return googleError(exchange, 400, "* CountTokensRequest.contents: contents is not specified");
+  if (!exchange.models.some((candidate) => candidate.id === model)) {
+    return googleError(exchange, 404, `models/${model} is not found for API version v1beta.`);
+  }
+  const text = (contents as Content[])
+    .map((content) => textOfParts((content.parts as Part[] | undefined) ?? []))
+    .join("");
+  sendJson(exchange, 200, { totalTokens: text.length * 2 + contents.length });
 }
 
 function listModels(): Handler {
@@ -240,5 +283,6 @@ export function googleRoute(method: string, path: string): Handler | undefined {
   const model = decodeURIComponent(match[1]!);
   const action = match[2]!;
   if (action === "batchEmbedContents") return (exchange) => batchEmbed(exchange, model, googleError);
+  if (action === "countTokens") return (exchange) => countContentTokens(exchange, model);
   return (exchange) => generate(exchange, model, action);
 }

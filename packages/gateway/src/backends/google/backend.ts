@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { BackendSettings } from "../../config/types.ts";
 import { type BackendContext, optionsOf } from "../module.ts";
+import { tappedNativeChat, wholeNativeCall } from "../native-calls.ts";
 import type { RequestOptions, RequestTranslation } from "../request-translation.ts";
 import { TranslatedBackend } from "../translated-backend.ts";
 import type { ResponseTranslator } from "../translated-call.ts";
-import type { CallIds, EmbeddingsCall, ModelInfo, UpstreamReply } from "../types.ts";
+import type { CallIds, EmbeddingsCall, ModelInfo, NativeApis, UpstreamReply } from "../types.ts";
 import type { TokenUsage } from "../usage.ts";
 import { batchEmbedRequest, toOpenAiEmbeddings } from "./embeddings.ts";
 import { toOpenAiError } from "./errors.ts";
+import { GeminiUsageReader } from "./native-generate.ts";
 import { googleOptions } from "./options.ts";
 import { type GoogleRequestOptions, googleNativeRequest, REQUEST_MODULE } from "./request.ts";
 import { toChatCompletion, usageOf } from "./response.ts";
@@ -27,6 +29,14 @@ export class GoogleBackend extends TranslatedBackend {
       options: { version: optionsOf(settings, googleOptions).api_version ?? "v1beta" },
     };
   }
+
+  /** The gateway's Gemini API, as its clients wrote their requests (thought signatures, Google's own tools...). */
+  readonly natives: NativeApis = {
+    "gemini-generate": {
+      chat: tappedNativeChat(this.client, this.context, this.settings.name, () => new GeminiUsageReader()),
+      call: wholeNativeCall(this.client),
+    },
+  };
 
   /** GET /{version}/models: free. Models that generate content, and embedding models (served by batchEmbedContents). */
   async probe(timeoutMs: number, stop: AbortSignal): Promise<ModelInfo[]> {

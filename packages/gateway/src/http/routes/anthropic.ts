@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
+import { bodyWithModel } from "../../dispatch/rewrite-body.ts";
 import { anthropicEnvelope } from "../../inbound/anthropic/errors.ts";
 import { anthropicFormat } from "../../inbound/anthropic/format.ts";
 import { ANTHROPIC_ANSWERS } from "../../inbound/anthropic/native-answers.ts";
@@ -40,12 +41,19 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
     const json = request.body as JsonBody | undefined;
     const translated = fromMessagesRequest(json?.value, false);
     if (translated instanceof ApiError) return sendError(reply, translated, {}, anthropicEnvelope);
+    const written = json as JsonBody; // there was a body: its translation succeeded
     const counted = await countAtProvider(
       context,
       { id: String(request.id), headers: request.headers },
-      json as JsonBody, // there was a body: its translation succeeded
       translated.body,
-      providerHeaders(request.headers),
+      {
+        api: "anthropic-messages",
+        callFor: (model) => ({
+          path: "/v1/messages/count_tokens",
+          body: bodyWithModel(written.value as Record<string, unknown>, written.raw, model),
+        }),
+        headers: providerHeaders(request.headers),
+      },
     );
     if (counted === undefined) return sendJson(reply, { input_tokens: await countPromptTokens(translated.body) });
     const { backend, reply: answer } = counted;
