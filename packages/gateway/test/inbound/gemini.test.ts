@@ -23,7 +23,11 @@ describe("Gemini's API through the gateway (@google/genai)", () => {
 
   before(async () => {
     vllm = await startFakeOpenAI({
-      models: [{ id: "llama3", capabilities: ["completion", "tools", "vision"] }, { id: "shared" }],
+      models: [
+        { id: "llama3", capabilities: ["completion", "tools", "vision"] },
+        { id: "shared" },
+        { id: "embed", capabilities: ["embedding"], embeddingDimensions: 8 },
+      ],
       chunks: 3,
     });
     google = await startFakeGoogle({
@@ -206,10 +210,30 @@ describe("Gemini's API through the gateway (@google/genai)", () => {
     assert.ok((local.totalTokens ?? 0) > 0 && (local.totalTokens ?? 0) < 20);
   });
 
+  it("embedContent and batchEmbedContents run as embeddings requests, one input per content", async () => {
+    calls += 2;
+    const batch = await client.models.embedContent({ model: "embed", contents: ["one", "two"] });
+    assert.equal(batch.embeddings?.length, 2);
+    assert.equal(batch.embeddings?.[0]?.values?.length, 8);
+    assert.deepEqual((lastSent(vllm, "/v1/embeddings").body as { input: unknown }).input, ["one", "two"]);
+    const single = await postJson(`${url}/v1beta/models/embed:embedContent`, { content: { parts: [{ text: "one" }] } });
+    assert.equal(single.status, 200, single.text);
+    assert.deepEqual(single.json().embedding.values, batch.embeddings?.[0]?.values);
+    const mixed = await postJson(`${url}/v1beta/models/embed:batchEmbedContents`, {
+      requests: [
+        { content: { parts: [{ text: "a" }] }, outputDimensionality: 4 },
+        { content: { parts: [{ text: "b" }] }, outputDimensionality: 6 },
+      ],
+    });
+    assert.equal(mixed.status, 400);
+    assert.match(mixed.json().error.message, /same size/);
+    calls++;
+  });
+
   it("lists the fleet's models in Gemini's shape, and answers unknown models and bad bodies in its envelope", async () => {
     const listed = [];
     for await (const model of await client.models.list()) listed.push(model.name);
-    assert.deepEqual(listed.sort(), ["models/gemini-2.5-flash", "models/llama3", "models/shared"]);
+    assert.deepEqual(listed.sort(), ["models/embed", "models/gemini-2.5-flash", "models/llama3", "models/shared"]);
     calls += 2;
     await assert.rejects(
       client.models.generateContent({ model: "nope", contents: "x" }),

@@ -25,6 +25,8 @@ const ROUTES = [
   "/v1beta/models/m:generateContent",
   "/v1beta/models/m:streamGenerateContent?alt=sse",
   "/v1beta/models/m:countTokens",
+  "/v1beta/models/m:embedContent",
+  "/v1beta/models/m:batchEmbedContents",
 ];
 
 /** The error text of each API's envelope, when the answer is one. */
@@ -106,6 +108,11 @@ describe("client APIs under hostile bodies", () => {
             ),
           ),
           systemInstruction: fc.anything(),
+          content: fc.oneof(fc.anything(), fc.record({ parts: fc.array(fc.record({ text: fc.anything() })) })),
+          requests: fc.oneof(
+            fc.anything(),
+            fc.array(fc.record({ content: fc.anything(), outputDimensionality: fc.anything() }), { maxLength: 3 }),
+          ),
           generationConfig: fc.anything(),
           toolConfig: fc.anything(),
         },

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { fromEmbedContent, geminiEmbedFormat } from "../../inbound/gemini/embeddings.ts";
 import { geminiEnvelope } from "../../inbound/gemini/errors.ts";
 import { geminiFormat } from "../../inbound/gemini/format.ts";
 import { type GeminiListedModel, geminiModel } from "../../inbound/gemini/models.ts";
@@ -11,18 +12,20 @@ import { ApiError } from "../../request/errors.ts";
 import { afterFirstRound } from "../after-first-round.ts";
 import type { GatewayContext } from "../context.ts";
 import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
+import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
 import { mayUseModel } from "../key-gate.ts";
 import { countAtProvider } from "../provider-count.ts";
 import { sendError, sendJson } from "../send.ts";
 
 const CHAT_METHODS = new Set(["generateContent", "streamGenerateContent"]);
+const EMBED_METHODS = new Set(["embedContent", "batchEmbedContents"]);
 
 const notFound = (message: string) => new ApiError(404, message, "not_found_error", "not_found");
 
 /**
  * Google's Gemini API (the Gemini CLI, @google/genai, google-genai): generateContent and streamGenerateContent through
- * the one pipeline, answered in Gemini's shapes, with google backends getting the request as written; countTokens;
- * the model listing. The key arrives in x-goog-api-key.
+ * the one pipeline, answered in Gemini's shapes, with google backends getting the request as written; embedContent and
+ * batchEmbedContents as embeddings requests; countTokens; the model listing. The key arrives in x-goog-api-key.
  */
 export function registerGeminiRoutes(app: FastifyInstance, context: GatewayContext): void {
   const waitForProbes = afterFirstRound(context.firstRound);
@@ -60,9 +63,18 @@ export function registerGeminiRoutes(app: FastifyInstance, context: GatewayConte
     }
     if (CHAT_METHODS.has(target.method)) return generate(request, reply, target);
     if (target.method === "countTokens") return countTokens(request, reply, target);
+    if (EMBED_METHODS.has(target.method)) {
+      const batch = target.method === "batchEmbedContents";
+      const value = (request.body as JsonBody | undefined)?.value;
+      return dispatchInboundEmbeddings(request, reply, context, {
+        model: target.model,
+        body: fromEmbedContent(value, target.model, batch),
+        format: geminiEmbedFormat(batch),
+      });
+    }
     const message =
-      `${target.method} is not served here: generateContent, streamGenerateContent and countTokens are ` +
-      "(embeddings: POST /v1/embeddings)";
+      `${target.method} is not served here: generateContent, streamGenerateContent, countTokens, embedContent and ` +
+      "batchEmbedContents are";
     sendError(reply, notFound(message), {}, geminiEnvelope);
   };
   app.post("/v1beta/models/*", call);
