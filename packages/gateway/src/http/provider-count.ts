@@ -3,6 +3,7 @@
 // backends routing would send the request to are asked in their order; the gateway counts locally when none of them
 // can answer.
 import type { IncomingHttpHeaders } from "node:http";
+import type { FastifyReply } from "fastify";
 import type { NativeApi, UpstreamReply } from "../backends/types.ts";
 import type { ChatBody } from "../request/chat.ts";
 import { chatRequirements } from "../routing/requirements.ts";
@@ -58,4 +59,14 @@ export async function countAtProvider(
     }
   }
   return undefined;
+}
+
+/** The provider's answer as it wrote it, naming the backend that counted. */
+export function relayProviderCount(reply: FastifyReply, counted: ProviderCount): void {
+  reply
+    .code(counted.reply.statusCode)
+    .header("x-request-id", String(reply.request.id))
+    .header("x-gateway-backend", counted.backend)
+    .type(counted.reply.contentType)
+    .send(counted.reply.body);
 }

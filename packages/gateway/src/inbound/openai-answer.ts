@@ -184,3 +184,18 @@ export function errorOfBody(body: Buffer): { message: string; type: string | und
     code: undefined,
   };
 }
+
+/**
+ * Tool arguments as the object other APIs carry (Anthropic's tool_use.input, Gemini's functionCall.args): text that is
+ * no JSON object is kept under "input".
+ */
+export function argumentsObject(text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // below
+  }
+  return { input: text };
+}

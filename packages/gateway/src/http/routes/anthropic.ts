@@ -10,7 +10,7 @@ import type { JsonBody } from "../../request/body.ts";
 import { ApiError } from "../../request/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
-import { countAtProvider } from "../provider-count.ts";
+import { countAtProvider, relayProviderCount } from "../provider-count.ts";
 import { sendError, sendJson } from "../send.ts";
 
 /** Anthropic's Messages API: POST /v1/messages and POST /v1/messages/count_tokens (the key arrives in x-api-key). */
@@ -56,13 +56,7 @@ export function registerAnthropicRoutes(app: FastifyInstance, context: GatewayCo
       },
     );
     if (counted === undefined) return sendJson(reply, { input_tokens: await countPromptTokens(translated.body) });
-    const { backend, reply: answer } = counted;
-    reply
-      .code(answer.statusCode)
-      .header("x-request-id", String(request.id))
-      .header("x-gateway-backend", backend)
-      .type(answer.contentType)
-      .send(answer.body);
+    relayProviderCount(reply, counted);
   });
 }
 

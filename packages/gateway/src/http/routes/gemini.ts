@@ -14,7 +14,7 @@ import type { GatewayContext } from "../context.ts";
 import { asWritten, dispatchInboundChat } from "../inbound-chat.ts";
 import { dispatchInboundEmbeddings } from "../inbound-embeddings.ts";
 import { mayUseModel } from "../key-gate.ts";
-import { countAtProvider } from "../provider-count.ts";
+import { countAtProvider, relayProviderCount } from "../provider-count.ts";
 import { sendError, sendJson } from "../send.ts";
 
 const CHAT_METHODS = new Set(["generateContent", "streamGenerateContent"]);
@@ -129,12 +129,6 @@ export function registerGeminiRoutes(app: FastifyInstance, context: GatewayConte
       },
     );
     if (counted === undefined) return sendJson(reply, { totalTokens: await countPromptTokens(translated.body) });
-    const { backend, reply: answer } = counted;
-    reply
-      .code(answer.statusCode)
-      .header("x-request-id", String(request.id))
-      .header("x-gateway-backend", backend)
-      .type(answer.contentType)
-      .send(answer.body);
+    relayProviderCount(reply, counted);
   }
 }

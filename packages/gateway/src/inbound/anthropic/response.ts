@@ -1,5 +1,5 @@
 // The pipeline's answer (an OpenAI chat completion) → an Anthropic message.
-import type { OpenAiCompletion, OpenAiUsage } from "../openai-answer.ts";
+import { argumentsObject, type OpenAiCompletion, type OpenAiUsage } from "../openai-answer.ts";
 
 /** OpenAI's finish_reason → Anthropic's stop_reason. */
 export function stopReasonOf(finishReason: string | null | undefined): string {
@@ -26,25 +26,18 @@ export function anthropicUsage(usage: OpenAiUsage | undefined | null): Record<st
   };
 }
 
-/** Tool arguments as the object Anthropic's tool_use.input is (text that is no JSON object is kept under "input"). */
-function inputOf(text: string): Record<string, unknown> {
-  if (text.trim() === "") return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // below
-  }
-  return { input: text };
-}
-
 export function toAnthropicMessage(completion: OpenAiCompletion, requestedModel: string): Record<string, unknown> {
   const choice = completion.choices?.[0];
   const content: Record<string, unknown>[] = [];
   const text = choice?.message?.content;
   if (typeof text === "string" && text !== "") content.push({ type: "text", text });
   for (const call of choice?.message?.tool_calls ?? []) {
-    content.push({ type: "tool_use", id: call.id, name: call.function.name, input: inputOf(call.function.arguments) });
+    content.push({
+      type: "tool_use",
+      id: call.id,
+      name: call.function.name,
+      input: argumentsObject(call.function.arguments),
+    });
   }
   return {
     id: messageIdOf(completion.id),

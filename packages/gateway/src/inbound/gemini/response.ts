@@ -1,5 +1,5 @@
 // The pipeline's answer (an OpenAI chat completion) → a Gemini GenerateContentResponse.
-import type { OpenAiCompletion, OpenAiToolCall, OpenAiUsage } from "../openai-answer.ts";
+import { argumentsObject, type OpenAiCompletion, type OpenAiToolCall, type OpenAiUsage } from "../openai-answer.ts";
 
 /** OpenAI's finish_reason → Gemini's finishReason (tool calls end with STOP in Gemini). */
 export function finishReasonOf(finishReason: string | null | undefined): string {
@@ -24,20 +24,9 @@ export function geminiUsage(usage: OpenAiUsage | undefined | null): Record<strin
   return metadata;
 }
 
-/** A tool call as Gemini's functionCall part (arguments that are no JSON object are kept under "input"). */
+/** A tool call as Gemini's functionCall part. */
 export function functionCallPart(call: Pick<OpenAiToolCall, "id" | "function">): Record<string, unknown> {
-  return { functionCall: { id: call.id, name: call.function.name, args: argsOf(call.function.arguments) } };
-}
-
-function argsOf(text: string): Record<string, unknown> {
-  if (text.trim() === "") return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // below
-  }
-  return { input: text };
+  return { functionCall: { id: call.id, name: call.function.name, args: argumentsObject(call.function.arguments) } };
 }
 
 /** Gemini's response ids are opaque: the completion's own id, without OpenAI's prefix. */
