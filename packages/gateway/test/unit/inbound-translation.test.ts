@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { fromMessagesRequest } from "../../src/inbound/anthropic/request.ts";
 import { AnthropicStream } from "../../src/inbound/anthropic/stream.ts";
+import { fromCompletionRequest } from "../../src/inbound/completions/request.ts";
 import { fromGenerateContent } from "../../src/inbound/gemini/request.ts";
 import { GeminiStream } from "../../src/inbound/gemini/stream.ts";
 import { fromOllamaChat, fromOllamaGenerate } from "../../src/inbound/ollama/request.ts";
@@ -14,6 +15,7 @@ import { fromResponsesRequest } from "../../src/inbound/responses/request.ts";
 import { MemoryResponseStore } from "../../src/inbound/responses/store.ts";
 import type { ChatBody, ChatMessage } from "../../src/request/chat.ts";
 import { ApiError } from "../../src/request/errors.ts";
+import { chatRequirements } from "../../src/routing/requirements.ts";
 
 /** One turn of a conversation, API-neutral: a text, a set of tool calls, or a tool result. */
 type Turn =
@@ -347,6 +349,22 @@ describe("Gemini stream translation", () => {
           assert.equal(responses.at(-1)!.candidates[0]!.finishReason, "STOP");
         },
       ),
+    );
+  });
+});
+
+describe("text completions' prompts as routing reads them", () => {
+  it("a prompt of token ids is estimated at one token per id, as is a batch of them", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.nat(200_000), { maxLength: 300 }), { minLength: 1, maxLength: 4 }), (batch) => {
+        const flat = body(fromCompletionRequest({ model: "m", prompt: batch[0] })).body;
+        assert.equal(chatRequirements(flat).estimatedTokens, batch[0]!.length);
+        const nested = body(fromCompletionRequest({ model: "m", prompt: batch })).body;
+        assert.equal(
+          chatRequirements(nested).estimatedTokens,
+          batch.reduce((sum, ids) => sum + ids.length, 0),
+        );
+      }),
     );
   });
 });

@@ -43,15 +43,21 @@ export function fromCompletionRequest(value: unknown): CompletionRequest | ApiEr
   return { body, stream };
 }
 
-/** The prompt's text, as long as the model will read it (token ids count as one character each); undefined if bad. */
+/**
+ * Four characters: what routing's estimate (a token per four characters, routing/requirements.ts) reads as one token,
+ * so that a prompt of token ids is estimated at its own length.
+ */
+const ONE_TOKEN = "xxxx";
+
+/** The prompt's text, as long as routing's estimate should read it (a token id as one token); undefined if bad. */
 function promptText(prompt: unknown): string | undefined {
   if (typeof prompt === "string") return prompt;
   if (!Array.isArray(prompt)) return undefined;
   if (prompt.every((item) => typeof item === "string")) return prompt.join("");
   const isTokens = (items: unknown[]) => items.every((item) => Number.isInteger(item));
-  if (isTokens(prompt)) return "x".repeat(prompt.length);
+  if (isTokens(prompt)) return ONE_TOKEN.repeat(prompt.length);
   if (prompt.every((item) => Array.isArray(item) && isTokens(item))) {
-    return "x".repeat(prompt.reduce((sum: number, item: unknown[]) => sum + item.length, 0));
+    return ONE_TOKEN.repeat(prompt.reduce((sum: number, item: unknown[]) => sum + item.length, 0));
   }
   return undefined;
 }
