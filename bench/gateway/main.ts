@@ -8,6 +8,9 @@
 //        --before DIR (also measure the gateway built in DIR, a checkout of an earlier commit: before/after in one run)
 //        --max-noise PCT (25) --retries N (1): a run during which other processes used more than PCT % of a core is
 //        repeated up to N times (this machine is shared)
+// Each round runs the targets in another order (rotated by one): in a fixed order the last target of every round was
+// measured against an upstream that had served the others just before (its stream p99 25-37 ms against 8-11 ms for
+// the same build in the middle slot), so a before/after read the order, not the code.
 import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -136,7 +139,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const stream of streamModes) {
       for (const connections of connectionCounts) {
-        for (const target of targets) {
+        for (const target of rotated(targets, round)) {
           const url = stream ? (target.streamUrl ?? target.url) : target.url;
           const caseName = `${stream ? "stream" : "json"} c${connections}`;
           if (!url || target.unavailable) {
@@ -204,6 +207,12 @@ function measureOnce(target: Target, url: string, stream: boolean, connections: 
       pids,
     ),
   );
+}
+
+/** The targets starting at the round's own place, so that over as many rounds as targets each takes every slot once. */
+function rotated<T>(items: readonly T[], round: number): T[] {
+  const start = round % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
 }
 
 try {
