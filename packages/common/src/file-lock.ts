@@ -5,6 +5,7 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { readRegularFile } from "./regular-file.ts";
+import { thrownMessage } from "./thrown.ts";
 
 /** Another live process holds the file. The message says who, and what to do. */
 export class FileInUseError extends Error {
@@ -35,7 +36,7 @@ export function lockFile(path: string, what: string, remedy: string): FileLock {
   const lockPath = `${path}.lock`;
   const me: Owner = { pid: process.pid, host: hostname(), ...startedOf(process.pid) };
   for (let attempt = 0; ; attempt++) {
-    if (tryCreate(lockPath, me)) break;
+    if (tryCreate(lockPath, me, what, path)) break;
     const owner = readOwner(lockPath);
     if (owner !== undefined && !isGone(owner, lockPath, me)) {
       const where = owner.host === me.host ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.host}`;
@@ -61,14 +62,21 @@ export function lockFile(path: string, what: string, remedy: string): FileLock {
   };
 }
 
-/** Creates the lock file naming `me`; false when one is there. O_EXCL never follows a planted link. */
-function tryCreate(lockPath: string, me: Owner): boolean {
+/**
+ * Creates the lock file naming `me`; false when one is there. O_EXCL never follows a planted link. A folder where it
+ * cannot be created (missing, read-only) is where the file could not be written either: said at once, by name.
+ */
+function tryCreate(lockPath: string, me: Owner, what: string, path: string): boolean {
   let fd: number;
   try {
     fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    throw new Error(
+      `${what} ${path}: cannot create ${lockPath} (${code ?? thrownMessage(error)}): its folder must exist and be ` +
+        "writable by this process, which keeps the file there",
+    );
   }
   try {
     writeSync(fd, `${JSON.stringify(me)}\n`);

@@ -94,6 +94,14 @@ describe("lockFile", () => {
     }
   });
 
+  it("names the folder when the lock cannot be created there (it would not take the file either)", () => {
+    const path = join(dir, "missing-folder", "state.json");
+    assert.throws(
+      () => lockFile(path, "state file", REMEDY),
+      new RegExp(`^Error: state file ${path}: cannot create ${path}\\.lock \\(ENOENT\\): its folder must exist`),
+    );
+  });
+
   it("never follows a link planted as the lock file: the link is replaced, its target left alone", () => {
     const path = fresh();
     const target = join(dir, "precious");
