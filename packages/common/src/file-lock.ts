@@ -5,7 +5,6 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { readRegularFile } from "./regular-file.ts";
-import { thrownMessage } from "./thrown.ts";
 
 /** Another live process holds the file. The message says who, and what to do. */
 export class FileInUseError extends Error {
@@ -29,14 +28,19 @@ interface Owner {
 const heldHere = new Set<string>();
 
 /**
- * Takes `path` for this process, or throws FileInUseError naming the owner. `what` names the file in the message
- * ("state file"); `remedy` says how to run more than one process (another path, a shared store).
+ * Takes `path` for this process, or throws FileInUseError naming the owner. In a folder where this process cannot
+ * create files it takes nothing (it cannot write the file there either). `what` names the file in the message ("state
+ * file"); `remedy` says how to run more than one process (another path, a shared store).
  */
 export function lockFile(path: string, what: string, remedy: string): FileLock {
   const lockPath = `${path}.lock`;
   const me: Owner = { pid: process.pid, host: hostname(), ...startedOf(process.pid) };
   for (let attempt = 0; ; attempt++) {
-    if (tryCreate(lockPath, me, what, path)) break;
+    const created = tryCreate(lockPath, me);
+    // Nobody can be overwritten by a process that cannot write in the file's folder: it starts, and its writes fail
+    // and are reported as before (a read-only /etc beside the config, a folder not made yet).
+    if (created === "unwritable") return { release() {} };
+    if (created === "created") break;
     const owner = readOwner(lockPath);
     if (owner !== undefined && !isGone(owner, lockPath, me)) {
       const where = owner.host === me.host ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.host}`;
@@ -62,28 +66,26 @@ export function lockFile(path: string, what: string, remedy: string): FileLock {
   };
 }
 
-/**
- * Creates the lock file naming `me`; false when one is there. O_EXCL never follows a planted link. A folder where it
- * cannot be created (missing, read-only) is where the file could not be written either: said at once, by name.
- */
-function tryCreate(lockPath: string, me: Owner, what: string, path: string): boolean {
+/** Folders where this process cannot create a file (so cannot write the state file either). */
+const UNWRITABLE = new Set(["ENOENT", "EACCES", "EPERM", "EROFS", "ENOTDIR"]);
+
+/** Creates the lock file naming `me`, unless one is there. O_EXCL never follows a planted link. */
+function tryCreate(lockPath: string, me: Owner): "created" | "exists" | "unwritable" {
   let fd: number;
   try {
     fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return false;
-    throw new Error(
-      `${what} ${path}: cannot create ${lockPath} (${code ?? thrownMessage(error)}): its folder must exist and be ` +
-        "writable by this process, which keeps the file there",
-    );
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    if (code === "EEXIST") return "exists";
+    if (UNWRITABLE.has(code)) return "unwritable";
+    throw error;
   }
   try {
     writeSync(fd, `${JSON.stringify(me)}\n`);
   } finally {
     closeSync(fd);
   }
-  return true;
+  return "created";
 }
 
 /** The owner the lock file names; undefined when it names none (empty, torn, not ours). */
