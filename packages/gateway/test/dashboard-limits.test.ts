@@ -17,7 +17,7 @@ import { parseConfigText } from "../src/load-config.ts";
 import { EventBus } from "../src/telemetry/events.ts";
 import { RequestHistory } from "../src/telemetry/history.ts";
 import { Stats } from "../src/telemetry/stats.ts";
-import { backendToml } from "./helpers.ts";
+import { backendToml, withOwnStateFiles } from "./helpers.ts";
 
 const SOCKET_PATH = "/v1/dashboard/socket";
 
@@ -87,7 +87,10 @@ describe("dashboard clients at scale", () => {
     const toml =
       "[server]\nport = 0\ndashboard_max_clients = 3\n[discovery]\nenabled = false\n" +
       `[health_check]\ninterval_seconds = 3600\n${backendToml("b", fake.url)}`;
-    gateway = await startGateway(parseConfigText(toml, "dash.toml", {}), pino({ level: "debug" }, sink));
+    gateway = await startGateway(
+      parseConfigText(withOwnStateFiles(toml), "dash.toml", {}),
+      pino({ level: "debug" }, sink),
+    );
   });
   after(async () => {
     await gateway.close();

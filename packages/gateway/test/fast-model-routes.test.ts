@@ -18,7 +18,7 @@ import { fastModelRoutes } from "../src/http/fast-model-routes.ts";
 import type { ModelRouteServer } from "../src/http/model-route.ts";
 import { JsonParseWorker } from "../src/http/parse-worker.ts";
 import { parseConfigText } from "../src/load-config.ts";
-import { backendToml } from "./helpers.ts";
+import { backendToml, withOwnStateFiles } from "./helpers.ts";
 
 const CHAT = "/v1/chat/completions";
 const BODY = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
@@ -159,7 +159,10 @@ for (const { title, toml: extraToml, callers } of EQUIVALENCE_CASES) {
       });
       const toml = `[server]\nport = 0\n[discovery]\nenabled = false\n${backendToml("box", fake.url, "vllm")}[routing.aliases]\n"alias" = "m"\n${extraToml}`;
       const sink = { write: (line: string) => void lines.push(line) };
-      gateway = await startGateway(parseConfigText(toml, "fast.toml", { MASTER }), pino({ level: "info" }, sink));
+      gateway = await startGateway(
+        parseConfigText(withOwnStateFiles(toml), "fast.toml", { MASTER }),
+        pino({ level: "info" }, sink),
+      );
       if (!callers.includes("master")) return;
       const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
       const createKey = async (name: string, models: string[]) => {

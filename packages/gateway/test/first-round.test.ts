@@ -11,7 +11,7 @@ import { type FakeLlmServer, freePort, startFakeOllama, waitUntil } from "@switc
 import pino from "pino";
 import { type RunningGateway, startGateway } from "../src/gateway.ts";
 import { parseConfigText } from "../src/load-config.ts";
-import { backendToml, type HttpResult, http, postJson } from "./helpers.ts";
+import { backendToml, type HttpResult, http, postJson, withOwnStateFiles } from "./helpers.ts";
 
 /** A proxy to `target` that holds GET /api/tags until `release()`. */
 async function holdingProxy(target: string): Promise<{ url: string; release(): void; close(): Promise<void> }> {
@@ -77,7 +77,10 @@ describe("the gateway listens while its first probes run", () => {
       "[health_check]\ninterval_seconds = 3600\n" +
       backendToml("quick", quick.url, "ollama") +
       backendToml("slow", proxy.url, "ollama");
-    starting = startGateway(parseConfigText(toml, "first-round.toml", {}), pino({ level: "silent" }));
+    starting = startGateway(
+      parseConfigText(withOwnStateFiles(toml), "first-round.toml", {}),
+      pino({ level: "silent" }),
+    );
     void starting.then(() => {
       started = true;
     });

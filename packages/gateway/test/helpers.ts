@@ -32,38 +32,46 @@ export class Closers {
   }
 }
 
+/** This test process's folder of state files, removed when it exits. */
+let stateRoot: string | undefined;
+
 /**
- * Starts the gateway in-process on a free port with `toml` (server.port is set to 0); stopped when the test ends. A
- * gateway holds its state files (one process per file): unless `toml` names them, each gets its own, in a folder
- * removed with it.
+ * `toml` with state files of its own, unless it names them: a gateway holds its state files (one process per file),
+ * and the defaults (beside the configuration, or in the working folder) are shared by every test process. The files
+ * go to a folder of this test process, removed when it exits.
+ */
+export function withOwnStateFiles(toml: string): string {
+  if (stateRoot === undefined) {
+    const root = mkdtempSync(join(tmpdir(), "gateway-test-"));
+    process.once("exit", () => rmSync(root, { recursive: true, force: true }));
+    stateRoot = root;
+  }
+  const dir = mkdtempSync(join(stateRoot, "gateway-"));
+  let text = toml;
+  if (!/^\[state\]/m.test(text)) text += `\n[state]\npath = ${JSON.stringify(join(dir, "gateway-state.json"))}\n`;
+  if (!text.includes("state_file")) {
+    const spend = `[budget]\nstate_file = ${JSON.stringify(join(dir, "gateway-spend.json"))}\n`;
+    text = text.replace(/^\[budget\]\n/m, spend);
+  }
+  return text;
+}
+
+/**
+ * Starts the gateway in-process on a free port with `toml` (server.port is set to 0), with state files of its own
+ * (withOwnStateFiles); stopped when the test ends.
  */
 export async function startTestGateway(
   toml: string,
   teardown: Teardown,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningGateway> {
-  const dir = mkdtempSync(join(tmpdir(), "gateway-test-"));
   let text = toml.includes("[server]") ? toml : `[server]\nport = 0\n${toml}`;
   // Tests run side by side: a gateway only browses mDNS when its test asks for it.
   if (!text.includes("[discovery]")) text += "\n[discovery]\nenabled = false\n";
-  if (!/^\[state\]/m.test(text)) text += `\n[state]\npath = ${JSON.stringify(join(dir, "gateway-state.json"))}\n`;
-  if (!text.includes("state_file")) {
-    text = text.replace(
-      /^\[budget\]\n/m,
-      `[budget]\nstate_file = ${JSON.stringify(join(dir, "gateway-spend.json"))}\n`,
-    );
-  }
-  const config = parseConfigText(text, "test.toml", env);
-  let gateway: RunningGateway;
-  try {
-    gateway = await startGateway(config, pino({ level: "silent" }));
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  const config = parseConfigText(withOwnStateFiles(text), "test.toml", env);
+  const gateway = await startGateway(config, pino({ level: "silent" }));
   teardown.after(async () => {
     await gateway.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   return gateway;
 }

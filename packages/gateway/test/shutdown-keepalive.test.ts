@@ -8,7 +8,7 @@ import { type FakeLlmServer, startFakeOpenAI, waitUntil, withTimeout } from "@sw
 import pino from "pino";
 import { startGateway } from "../src/gateway.ts";
 import { parseConfigText } from "../src/load-config.ts";
-import { backendToml } from "./helpers.ts";
+import { backendToml, withOwnStateFiles } from "./helpers.ts";
 
 /** A keep-alive HTTP/1.1 client on one raw socket: what it received, and whether the server closed it. */
 function keepAliveClient(url: string): { socket: Socket; received: () => string; closed: Promise<unknown> } {
@@ -38,7 +38,10 @@ describe("shutdown and keep-alive connections", () => {
 
   it("answers in flight say Connection: close, and every connection ends as soon as its answer is done", async () => {
     const toml = `[server]\nport = 0\n[discovery]\nenabled = false\n${backendToml("b", fake.url)}`;
-    const gateway = await startGateway(parseConfigText(toml, "k.toml", {}), pino({ level: "silent" }));
+    const gateway = await startGateway(
+      parseConfigText(withOwnStateFiles(toml), "k.toml", {}),
+      pino({ level: "silent" }),
+    );
     const idle = keepAliveClient(gateway.url);
     const waiting = keepAliveClient(gateway.url);
     try {

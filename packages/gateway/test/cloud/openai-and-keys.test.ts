@@ -17,7 +17,7 @@ import OpenAI from "openai";
 import pino from "pino";
 import { type RunningGateway, startGateway } from "../../src/gateway.ts";
 import { parseConfigText } from "../../src/load-config.ts";
-import { backendToml, http, postJson } from "../helpers.ts";
+import { backendToml, http, postJson, withOwnStateFiles } from "../helpers.ts";
 
 const KEYS = { OPENAI_KEY: "sk-openai-SECRET1", ANTHROPIC_KEY: "sk-ant-SECRET2", GEMINI_KEY: "AIza-SECRET3" };
 
@@ -52,7 +52,10 @@ describe("openai cloud pass-through and key hygiene", () => {
         done();
       },
     });
-    gateway = await startGateway(parseConfigText(toml, "keys.toml", KEYS), pino({ level: "trace" }, sink));
+    gateway = await startGateway(
+      parseConfigText(withOwnStateFiles(toml), "keys.toml", KEYS),
+      pino({ level: "trace" }, sink),
+    );
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "client-SECRET0", maxRetries: 0 });
   });
   after(async () => {

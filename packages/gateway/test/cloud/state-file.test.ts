@@ -28,7 +28,7 @@ import { type RunningGateway, startGateway } from "../../src/gateway.ts";
 import { parseConfigText } from "../../src/load-config.ts";
 import { Budget } from "../../src/policy/budget.ts";
 import { loadSpendState } from "../../src/policy/spend-store.ts";
-import { backendToml, http, postJson } from "../helpers.ts";
+import { backendToml, http, postJson, withOwnStateFiles } from "../helpers.ts";
 
 const month = () => new Date().toISOString().slice(0, 7);
 const day = () => new Date().toISOString().slice(0, 10);
@@ -79,7 +79,7 @@ async function startWithLog(
     backendToml("cloud", url, "openai", 'api_key_env = "KEY"') +
     `[budget]\nmonthly_limit_usd = 100\nstate_file = "${stateFile}"\n`;
   const gateway = await startGateway(
-    parseConfigText(toml, "state.toml", { KEY: "sk-x" }),
+    parseConfigText(withOwnStateFiles(toml), "state.toml", { KEY: "sk-x" }),
     pino({ level: "info" }, sink),
   );
   return { gateway, lines: () => text.split("\n").filter(Boolean) };
