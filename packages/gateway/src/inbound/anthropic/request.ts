@@ -1,6 +1,7 @@
 // An Anthropic Messages request (POST /v1/messages) → the pipeline's chat request (OpenAI's chat completion body).
 import type { ChatBody, ChatMessage, ContentPart, ToolCall } from "../../request/chat.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 
 type Block = Record<string, unknown>;
 
@@ -16,9 +17,6 @@ export interface TranslatedMessages {
 }
 
 const invalid = (message: string, param: string | null = null) => invalidRequest(message, param, "invalid_request");
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === "object" && !Array.isArray(value);
 
 /**
  * Validates the fields Anthropic requires and translates the request; an ApiError names what is wrong. What is valid

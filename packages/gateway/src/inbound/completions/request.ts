@@ -3,15 +3,13 @@
 // pipeline reads of them (the model, the size of the prompt, the token limit) is a chat body, for routing only.
 import type { ChatBody } from "../../request/chat.ts";
 import { type ApiError, invalidRequest } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 
 export interface CompletionRequest {
   /** What routing reads: one user message holding the prompt and the suffix, the token limit, the stream flag. */
   body: ChatBody;
   stream: boolean;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === "object" && !Array.isArray(value);
 
 /** The request's routing facts, or why it is refused (in OpenAI's words, naming the parameter). */
 export function fromCompletionRequest(value: unknown): CompletionRequest | ApiError {

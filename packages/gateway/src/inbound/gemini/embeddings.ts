@@ -1,13 +1,12 @@
 // Gemini's embedContent and batchEmbedContents → the pipeline's embeddings request (OpenAI's), and its answer back.
-import { type ApiError, invalidRequest } from "../../request/errors.ts";
+import type { ApiError } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 import type { OpenAiUsage } from "../openai-answer.ts";
 import type { AnswerFormat } from "../translating-writer.ts";
 import { geminiEnvelope } from "./errors.ts";
+import { invalid } from "./request.ts";
 
 type Json = Record<string, unknown>;
-
-const invalid = (message: string, param: string | null = null) => invalidRequest(message, param, "invalid_request");
-const isObject = (value: unknown): value is Json => !!value && typeof value === "object" && !Array.isArray(value);
 
 /**
  * The OpenAI embeddings body for one embedContent request (`batch` false) or a batch of them: each content's text

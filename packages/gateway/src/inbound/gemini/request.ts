@@ -2,6 +2,7 @@
 // (OpenAI's chat completion body). google backends get the request as written (http/routes/gemini.ts).
 import type { ChatBody, ChatMessage, ContentPart, ToolCall } from "../../request/chat.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 
 type Json = Record<string, unknown>;
 
@@ -15,9 +16,9 @@ export interface TranslatedGemini {
   untranslated: string[];
 }
 
-const invalid = (message: string, param: string | null = null) => invalidRequest(message, param, "invalid_request");
-
-const isObject = (value: unknown): value is Json => !!value && typeof value === "object" && !Array.isArray(value);
+/** A 400 in the words of the request translations (its `code`: invalid_request). */
+export const invalid = (message: string, param: string | null = null) =>
+  invalidRequest(message, param, "invalid_request");
 
 /** Fields of the request itself that only Google acts on. */
 const GOOGLE_ONLY_FIELDS = ["cachedContent"];

@@ -1,6 +1,7 @@
 // Ollama's POST /api/chat and /api/generate bodies → the pipeline's chat request (OpenAI's chat completion body).
 import type { ChatBody, ChatMessage, ContentPart, ToolCall } from "../../request/chat.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 
 export interface TranslatedOllama {
   body: ChatBody;
@@ -12,9 +13,6 @@ export interface TranslatedOllama {
    */
   nativeOnly?: string | undefined;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === "object" && !Array.isArray(value);
 
 class Refusal extends Error {}
 

@@ -1,6 +1,7 @@
 // An OpenAI Responses request (POST /v1/responses) → the pipeline's chat request.
 import type { ChatBody, ChatMessage, ContentPart, ToolCall } from "../../request/chat.ts";
 import { ApiError, invalidRequest } from "../../request/errors.ts";
+import { isObject } from "../json-object.ts";
 
 export interface TranslatedResponses {
   body: ChatBody;
@@ -33,9 +34,6 @@ export interface ResponseEcho {
   metadata: unknown;
   store: boolean;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === "object" && !Array.isArray(value);
 
 /** Translates the request, continuing `previous` (the stored conversation) when it names one. */
 export function fromResponsesRequest(value: unknown, previous: ChatMessage[] = []): TranslatedResponses | ApiError {
