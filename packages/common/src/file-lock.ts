@@ -2,9 +2,9 @@
 // processes on one file would each overwrite what the other wrote (a key created on one gone after the other's next
 // write). The owner is named in `<file>.lock`, created exclusively; a later process finds it and is refused, unless
 // the owner is gone (a crash, a kill -9), which is recognised on the same host and taken over.
-import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { readRegularFile } from "./regular-file.ts";
+import { readRegularFile, unlinkQuietly } from "./regular-file.ts";
 
 /** Another live process holds the file. The message says who, and what to do. */
 export class FileInUseError extends Error {
@@ -127,13 +127,5 @@ function startedOf(pid: number): { started?: string } {
     return started === undefined ? {} : { started };
   } catch {
     return {};
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
   }
 }

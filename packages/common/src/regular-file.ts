@@ -93,7 +93,8 @@ export function replaceRegularFile(path: string, text: string): void {
   syncFolder(path);
 }
 
-function unlinkQuietly(path: string): void {
+/** Removes the file if it is there. */
+export function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {

@@ -5,7 +5,8 @@
 // fresh connection per call: a probe every half minute needs no pooled one, and never meets one the backend closed
 // meanwhile.
 import { request } from "node:http";
-import { AnswerTooLarge, toUnreachable } from "./network-errors.ts";
+import { readCapped } from "./capped-read.ts";
+import { toUnreachable } from "./network-errors.ts";
 
 export interface WholeReply {
   statusCode: number;
@@ -28,18 +29,7 @@ export function wholeReply(
     // Aborted by the signal: its reason (a TimeoutError), which toUnreachable reads as a timeout, as undici gave it.
     const fail = (error: unknown) => reject(toUnreachable(signal.aborted ? signal.reason : error));
     const outgoing = request(url, { method, headers, signal, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      let length = 0;
-      response.on("data", (chunk: Buffer) => {
-        length += chunk.length;
-        if (length <= limitBytes) chunks.push(chunk);
-        else {
-          outgoing.destroy();
-          reject(new AnswerTooLarge(limitBytes));
-        }
-      });
-      response.on("end", () => resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      response.on("error", fail);
+      readCapped(response, limitBytes).then((body) => resolve({ statusCode: response.statusCode ?? 0, body }), fail);
     });
     outgoing.on("error", fail);
     outgoing.end(body);
